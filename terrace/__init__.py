@@ -1,0 +1,35 @@
+"""Terrace Race's rules engine: the four variants, DEAL-V1 deals, notation, views.
+
+Sans-I/O: plain data in, plain data out. The server, the client, the bots and
+the tests all drive this package and nothing here does any I/O.
+
+    >>> import terrace
+    >>> g = terrace.new_game("terrace", deal=7)
+    >>> g.play("1-F1")
+    '1-F1'
+"""
+
+from .cards import NAME, parse_card
+from .deal import commitment, seed_of, shuffle
+from .errors import REASONS, IllegalMove, ReplayError
+from .game import SEARCH_LIMIT, Game
+from .replay import new_game, replay
+from .variants import VARIANTS, Variant
+
+__all__ = [
+    "NAME",
+    "REASONS",
+    "SEARCH_LIMIT",
+    "VARIANTS",
+    "Game",
+    "IllegalMove",
+    "ReplayError",
+    "Variant",
+    "commitment",
+    "new_game",
+    "parse_card",
+    "replay",
+    "seed_of",
+    "shuffle",
+]
+__version__ = "0.1.0"

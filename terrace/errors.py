@@ -1,0 +1,81 @@
+"""Every error the core can raise: a machine code and a human sentence.
+
+Codes are stable identifiers that clients and bots may branch on; the
+sentences are for people. The server forwards an engine refusal as its
+``illegal_move`` error with ``reason`` set to the code here.
+"""
+
+from __future__ import annotations
+
+# code -> sentence; ``{...}`` fields are filled in by the raiser.
+REASONS: dict[str, str] = {
+    # reading the move
+    "bad_notation": "Cannot read {text!r} as a move; write SOURCE-TARGET such as W-3, 4-F or S-W.",
+    "ambiguous_move": "{text!r} could mean {options}; say which.",
+    "game_over": "The game is over; no more moves.",
+    "no_such_place": "{place!r} is not a place in this variant.",
+    # sources
+    "empty_source": "There is no card at {place}.",
+    "card_not_available": "{card} is not at the top of any pile you can play from.",
+    "foundation_is_final": "Cards never leave a foundation.",
+    "same_place": "A card cannot move onto its own pile.",
+    "bad_target": "{source} cannot go to {target}.",
+    "no_move_from": "{card} at {place} has no legal move now.",
+    # phases
+    "choose_base_first": "First choose the base: move one of the four cards on piles 1-4 to F1.",
+    # foundations
+    "not_base_rank": "An empty foundation takes only a {base} (the base rank); {card} is not one.",
+    "foundation_complete": "{target} is complete.",
+    "foundation_rank": "{card} does not follow {top} on {target}: it needs the next rank up.",
+    "foundation_colour": "{card} is the same colour as {top} on {target}: foundations alternate colours.",
+    "foundation_suit": "{card} is not the suit of {target}.",
+    # tableau
+    "tableau_rank": "{card} cannot go on {top}: a pile takes the next rank down.",
+    "tableau_colour": "{card} cannot go on {top}: a pile alternates colours.",
+    "terrace_to_foundation_only": "Terrace cards go only to the foundations{when}.",
+    "gap_waste_only": "A gap may be filled only from the waste.",
+    # stock and waste
+    "stock_empty": "The stock is empty.",
+    "play_waste_first": "After the recycle each turned card must be played before the next: play the waste top first.",
+    "no_recycle": "This variant has no recycle.",
+    "recycle_used": "The waste has already been turned over once.",
+    "stock_not_empty": "The waste can be turned over only when the stock is empty.",
+    "waste_empty": "The waste is empty.",
+    # Louis
+    "wrong_heap": "The next card must go to heap {heap}.",
+    "deal_in_progress": "While dealing only the card just dealt may be played; the other cards wait until the stock is dealt.",
+    "dealt_card_targets": "The card just dealt may go only to a foundation or to the abeyance.",
+    "heap_to_empty": "Empty heaps stay empty.",
+    "heap_sequence": "{card} cannot go on {top}: heap cards pack by suit, one rank up or down.",
+    "must_go_home": "{card} can go to a foundation, so it cannot move to another heap.",
+    "abeyance_full": "{target} already holds a card.",
+    "abeyance_suit": "{card} does not belong in {target}.",
+    "abeyance_needs_both": "{card} may wait in abeyance only when it fits both foundations of its suit.",
+    "no_more_deals": "All three deals have been used.",
+    "redeal_while_dealing": "Finish dealing before you redeal.",
+}
+
+
+class IllegalMove(ValueError):
+    """A move the rules refuse. ``code`` is a key of :data:`REASONS`."""
+
+    def __init__(self, code: str, message: str | None = None, **fields: object) -> None:
+        if code not in REASONS:
+            raise KeyError(f"unknown reason code {code!r}")
+        self.code = code
+        self.fields = fields
+        self.message = message or REASONS[code].format(**fields)
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"IllegalMove({self.code!r}, {self.message!r})"
+
+
+class ReplayError(IllegalMove):
+    """A recorded move list that does not replay: ``index`` is the first bad move (0-based)."""
+
+    def __init__(self, index: int, move: str, cause: IllegalMove) -> None:
+        self.index = index
+        self.move = move
+        self.cause = cause
+        super().__init__(cause.code, f"move {index + 1} ({move!r}): {cause.message}", **cause.fields)

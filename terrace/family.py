@@ -1,0 +1,284 @@
+"""The Terrace family engine: ``terrace``, ``queen-of-italy`` and ``signora``.
+
+One engine reads the variant's switches (``terrace.variants``) for the three
+places the rules differ: how foundations match, who may fill a gap, and what
+happens to the stock and the terrace late in the game. RULES.md section 2.
+
+Move generation indexes what every foundation and pile top will accept by a
+small integer key, so a position's moves cost one dictionary lookup per
+available card instead of trying every source against every target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from .cards import NAME, RANK, RANKS, RED, SUIT, parse_card
+from .deal import Deal, shuffle
+from .errors import IllegalMove
+from .game import Event, Game, Move
+from .variants import Variant
+
+T, W, S = 0, 1, 2
+PILES = range(3, 12)  # piles 1..9
+FOUNDATIONS = range(12, 20)  # F1..F8
+F1 = 12
+PLACE_NAMES = ("T", "W", "S", *(str(i) for i in range(1, 10)), *(f"F{i}" for i in range(1, 9)))
+_BY_NAME = {n: i for i, n in enumerate(PLACE_NAMES)}
+
+# Keys: what a card *is*, compared with what a top *accepts*.
+_COLOUR_KEY = tuple(RANK[c] * 2 + RED[c] for c in range(104))
+_SUIT_KEY = tuple(RANK[c] * 4 + SUIT[c] for c in range(104))
+_UP = tuple(RANK[c] % 13 + 1 for c in range(104))  # next rank up, K -> A
+_DOWN = tuple(RANK[c] - 1 or 13 for c in range(104))  # next rank down, A -> K
+
+
+class FamilyGame(Game):
+    place_names = PLACE_NAMES
+    foundation_places = FOUNDATIONS
+
+    def __init__(self, variant: Variant, deal: Deal) -> None:
+        super().__init__(variant, deal)
+        deck = shuffle(range(104), deal)
+        self._places = [[] for _ in PLACE_NAMES]
+        self._places[T] = deck[0:11]
+        for i in range(4):
+            self._places[PILES[i]].append(deck[11 + i])
+        self._places[S] = deck[15:][::-1]  # pop() deals the next card
+        self._base: int | None = None
+        self._recycles_left = variant.recycles
+        self._suit_mode = variant.foundation_match == "suit"
+
+    # ----- derived state -------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        return "choose-base" if self._base is None else "play"
+
+    @property
+    def terrace_left(self) -> int:
+        return len(self._places[T])
+
+    def _terrace_free(self) -> bool:
+        """Signora frees the terrace top for packing once stock and waste are both empty."""
+        p = self._places
+        return self.variant.terrace_freed_late and not p[S] and not p[W]
+
+    def _search_key(self) -> Hashable:
+        # Piles are interchangeable for the rules, so their order does not matter.
+        p = self._places
+        return (tuple(sorted(tuple(p[i]) for i in PILES)), len(p[W]), len(p[T]))
+
+    # ----- rule hooks ----------------------------------------------------------------
+
+    def _generate(self) -> list[Move]:
+        p = self._places
+        if self._base is None:
+            return [(PILES[i], F1) for i in range(4)]
+        moves: list[Move] = []
+        suit_mode = self._suit_mode
+        fkey = _SUIT_KEY if suit_mode else _COLOUR_KEY
+
+        accepts_home: dict[int, list[int]] = {}
+        first_empty = None
+        for f in FOUNDATIONS:
+            n = len(p[f])
+            if n == 0:
+                if first_empty is None:
+                    first_empty = f
+            elif n < 13:
+                top = p[f][-1]
+                key = _UP[top] * 4 + SUIT[top] if suit_mode else _UP[top] * 2 + (not RED[top])
+                accepts_home.setdefault(key, []).append(f)
+
+        accepts_pile: dict[int, list[int]] = {}
+        gaps: list[int] = []
+        for i in PILES:
+            if p[i]:
+                top = p[i][-1]
+                accepts_pile.setdefault(_DOWN[top] * 2 + (not RED[top]), []).append(i)
+            else:
+                gaps.append(i)
+
+        any_gap_source = self.variant.gap_fill == "any"
+        terrace_free = self._terrace_free()
+        for src in (T, W, *PILES):
+            if not p[src]:
+                continue
+            card = p[src][-1]
+            if RANK[card] == self._base:
+                if first_empty is not None:
+                    moves.append((src, first_empty))
+            else:
+                for f in accepts_home.get(fkey[card], ()):
+                    moves.append((src, f))
+            if src == T and not terrace_free:
+                continue
+            for dst in accepts_pile.get(_COLOUR_KEY[card], ()):
+                if dst != src:
+                    moves.append((src, dst))
+            if gaps and (src == W or any_gap_source):
+                for dst in gaps:
+                    if dst != src:
+                        moves.append((src, dst))
+        if p[S]:
+            if not (self._recycles_left < self.variant.recycles and p[W]):
+                moves.append((S, W))
+        elif p[W] and self._recycles_left > 0:
+            moves.append((W, S))
+        return moves
+
+    def _is_progress(self, move: Move) -> bool:
+        return move[1] >= F1 or move[0] == S or move[1] == S
+
+    def _apply(self, move: Move) -> list[Event]:
+        src, dst = move
+        p = self._places
+        if self._base is None:
+            card = p[src].pop()
+            p[F1].append(card)
+            self._base = RANK[card]
+            p[src].append(p[S].pop())
+            for i in PILES[4:]:
+                p[i].append(p[S].pop())
+            return [{"type": "base", "card": NAME[card], "rank": RANKS[RANK[card] - 1]}]
+        if src == S:
+            p[W].append(p[S].pop())
+            return [{"type": "turned"}]
+        if dst == S:
+            p[S] = p[W][::-1]  # the first card dealt in the first pass comes first again
+            p[W] = []
+            self._recycles_left -= 1
+            return [{"type": "recycled"}]
+        card = p[src][-1]
+        self._relocate(src, dst)
+        events: list[Event] = []
+        if dst >= F1:
+            events.append({"type": "home", "card": NAME[card], "to": PLACE_NAMES[dst]})
+        if src == T and not p[T]:
+            events.append({"type": "terrace_cleared"})
+        if self.variant.autofill_gaps and src in PILES and not p[src] and p[S]:
+            p[src].append(p[S].pop())
+            events.append({"type": "gap_filled", "pile": PLACE_NAMES[src]})
+        return events
+
+    def _why(self, move: Move) -> IllegalMove:
+        src, dst = move
+        p = self._places
+        names = PLACE_NAMES
+        if self._base is None:
+            return IllegalMove("choose_base_first")
+        if src >= F1:
+            return IllegalMove("foundation_is_final")
+        if src == dst:
+            return IllegalMove("same_place")
+        if src == S:
+            if dst != W:
+                return IllegalMove("bad_target", source=names[src], target=names[dst])
+            if not p[S]:
+                return IllegalMove("stock_empty")
+            return IllegalMove("play_waste_first")
+        if dst == S:
+            if src != W:
+                return IllegalMove("bad_target", source=names[src], target=names[dst])
+            if self.variant.recycles == 0:
+                return IllegalMove("no_recycle")
+            if self._recycles_left == 0:
+                return IllegalMove("recycle_used")
+            if p[S]:
+                return IllegalMove("stock_not_empty")
+            return IllegalMove("waste_empty")
+        if dst in (T, W):
+            return IllegalMove("bad_target", source=names[src], target=names[dst])
+        if not p[src]:
+            return IllegalMove("empty_source", place=names[src])
+        card = p[src][-1]
+        fields: dict[str, Any] = {"card": NAME[card], "target": names[dst]}
+        if dst >= F1:
+            f = p[dst]
+            if not f:
+                return IllegalMove("not_base_rank", base=RANKS[self._base - 1], **fields)
+            if len(f) == 13:
+                return IllegalMove("foundation_complete", target=names[dst])
+            fields["top"] = NAME[f[-1]]
+            if RANK[card] != _UP[f[-1]]:
+                return IllegalMove("foundation_rank", **fields)
+            if self._suit_mode:
+                return IllegalMove("foundation_suit", **fields)
+            return IllegalMove("foundation_colour", **fields)
+        if src == T:
+            when = " until the stock and the waste are both used up" if self.variant.terrace_freed_late else ""
+            return IllegalMove("terrace_to_foundation_only", when=when)
+        if not p[dst]:
+            return IllegalMove("gap_waste_only")
+        fields["top"] = NAME[p[dst][-1]]
+        if RANK[card] != _DOWN[p[dst][-1]]:
+            return IllegalMove("tableau_rank", **fields)
+        return IllegalMove("tableau_colour", **fields)
+
+    def _sources(self, token: str) -> list[int] | None:
+        place = _BY_NAME.get(token.upper())
+        if place is not None:
+            return [place]
+        card = parse_card(token)
+        if card is None:
+            return None
+        rank, suit = card
+        p = self._places
+        return [
+            s for s in (T, W, *PILES) if p[s] and RANK[p[s][-1]] == rank and SUIT[p[s][-1]] == suit
+        ]
+
+    def _targets(self, token: str) -> tuple[list[int], bool] | None:
+        t = token.upper()
+        if t == "F":
+            return list(FOUNDATIONS), True
+        place = _BY_NAME.get(t)
+        if place is None:
+            return None
+        if place >= F1 and not self._places[place]:
+            # Empty foundations are interchangeable: any of them names the canonical one.
+            return [f for f in FOUNDATIONS if not self._places[f]], True
+        return [place], False
+
+    def _word(self, word: str) -> Move | None:
+        if word == "deal":
+            return (S, W)
+        if word == "recycle":
+            return (W, S)
+        return None
+
+    # ----- views -----------------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        p = self._places
+        names = [[NAME[c] for c in pl] for pl in p]
+        return {
+            "variant": self.variant.id,
+            "phase": self.phase,
+            "status": self.status,
+            "base": None if self._base is None else RANKS[self._base - 1],
+            "terrace": names[T],
+            "foundations": {PLACE_NAMES[f]: names[f] for f in FOUNDATIONS},
+            "piles": {PLACE_NAMES[i]: names[i] for i in PILES},
+            "waste": names[W],
+            "stock": len(p[S]),
+            "recycles_left": self._recycles_left,
+            "terrace_free": self._terrace_free(),
+            "score": self.score,
+            "terrace_left": self.terrace_left,
+            "moves": len(self._history),
+        }
+
+    def __str__(self) -> str:
+        v = self.view()
+        found = "  ".join(f"{k}:{(c[-1] if c else '--')}" for k, c in v["foundations"].items())
+        lines = [
+            f"{self.variant.name}  base {v['base'] or '?'}  score {v['score']}  {v['status']}",
+            "terrace: " + " ".join(v["terrace"]),
+            found,
+        ]
+        lines += [f" {k}: " + " ".join(c) for k, c in v["piles"].items()]
+        lines.append(f"waste: {' '.join(v['waste'][-5:])}  stock: {v['stock']}")
+        return "\n".join(lines)

@@ -1,0 +1,297 @@
+"""What every variant's game has in common: moves in and out, status, the lost search.
+
+A game keeps its cards in *places* (lists of card ids, bottom to top), each
+with a name used by the notation. A move is a pair of place indices
+(source, target); engines subclass :class:`Game` and supply the rule hooks:
+
+- ``_generate()``: every legal move of the current position;
+- ``_is_progress(move)``: RULES.md section 5's progress moves;
+- ``_apply(move)``: carry a legal move out, returning its events;
+- ``_why(move)``: the :class:`IllegalMove` explaining a refused move;
+- ``_sources(token)`` / ``_targets(token)``: what a typed token may name.
+
+Shuffle moves only relocate one card between places, so the lost search walks
+positions by relocating cards and putting them back, never copying the game.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from .cards import NAME
+from .deal import Deal, seed_of
+from .errors import IllegalMove
+from .notation import WORDS, candidates
+from .variants import Variant
+
+Move = tuple[int, int]
+Event = dict[str, Any]
+
+# RULES.md section 5: past this many distinct positions the game counts as playing.
+SEARCH_LIMIT = 20_000
+
+
+class Game:
+    """One player's game of one variant on one deal. Not thread-safe."""
+
+    variant: Variant
+    place_names: tuple[str, ...]
+    foundation_places: range
+
+    def __init__(self, variant: Variant, deal: Deal) -> None:
+        self.variant = variant
+        self.deal = deal
+        self.seed = seed_of(deal)
+        self._places: list[list[int]] = []
+        self._history: list[str] = []
+        self._legal: tuple[Move, ...] | None = None
+        self._status: str | None = None
+        self._events: list[Event] = []
+        self.searched = 0  # positions visited by the last lost search (for benchmarks)
+
+    # ----- public API -------------------------------------------------------------
+
+    def legal_moves(self) -> list[str]:
+        """Every legal move in canonical notation (order unspecified)."""
+        if self.status == "won":
+            return []
+        return [self.move_name(m) for m in self._legal_pairs()]
+
+    def play(self, move: str) -> str:
+        """Apply ``move`` (lenient notation) and return its canonical form.
+
+        Raises :class:`IllegalMove` and changes nothing when the move is refused.
+        """
+        pair = self._resolve(move)
+        name = self.move_name(pair)
+        self._events = self._apply(pair)
+        self._history.append(name)
+        self._legal = None
+        self._status = None
+        return name
+
+    def resolve(self, move: str) -> str:
+        """The canonical form of ``move`` if it is legal now; raises IllegalMove otherwise."""
+        return self.move_name(self._resolve(move))
+
+    def is_legal(self, move: str) -> bool:
+        try:
+            self._resolve(move)
+        except IllegalMove:
+            return False
+        return True
+
+    @property
+    def status(self) -> str:
+        """``"playing"``, ``"won"`` or ``"lost"`` (RULES.md section 5)."""
+        if self._status is None:
+            self._status = self._decide_status()
+        return self._status
+
+    @property
+    def score(self) -> int:
+        """Cards on the foundations."""
+        return sum(len(self._places[f]) for f in self.foundation_places)
+
+    @property
+    def terrace_left(self) -> int:
+        return 0
+
+    @property
+    def moves(self) -> list[str]:
+        """The canonical moves played so far."""
+        return list(self._history)
+
+    @property
+    def last_events(self) -> list[Event]:
+        """What the last move did, plus a ``game_over`` event if it ended the game."""
+        events = list(self._events)
+        if self._history and self.status != "playing":
+            events.append({"type": "game_over", "status": self.status})
+        return events
+
+    def copy(self) -> Game:
+        """An independent copy (for bots that search)."""
+        g = _copy.copy(self)
+        g._places = [p[:] for p in self._places]
+        g._history = self._history[:]
+        return g
+
+    def view(self) -> dict[str, Any]:
+        """JSON-safe plain data of what the player may see (docs/VIEWS.md)."""
+        raise NotImplementedError
+
+    def move_name(self, move: Move) -> str:
+        return f"{self.place_names[move[0]]}-{self.place_names[move[1]]}"
+
+    def __repr__(self) -> str:
+        deal = self.deal if isinstance(self.deal, int) else self.seed.hex()[:12] + "…"
+        return (
+            f"<{type(self).__name__} {self.variant.id} deal={deal} {self.status} "
+            f"moves={len(self._history)} score={self.score} terrace_left={self.terrace_left}>"
+        )
+
+    # ----- rule hooks (engines override) --------------------------------------------
+
+    def _generate(self) -> list[Move]:
+        raise NotImplementedError
+
+    def _is_progress(self, move: Move) -> bool:
+        raise NotImplementedError
+
+    def _apply(self, move: Move) -> list[Event]:
+        raise NotImplementedError
+
+    def _why(self, move: Move) -> IllegalMove:
+        raise NotImplementedError
+
+    def _sources(self, token: str) -> list[int] | None:
+        """Places a source token may name, [] for a card not available, None if not a token."""
+        raise NotImplementedError
+
+    def _targets(self, token: str) -> tuple[list[int], bool] | None:
+        """Places a target token may name, and whether to take the first that accepts."""
+        raise NotImplementedError
+
+    def _word(self, word: str) -> Move | None:
+        """The move a whole word (``deal``, ``redeal``, ``recycle``) stands for now."""
+        return None
+
+    def _won(self) -> bool:
+        return self.score == 104
+
+    def _search_key(self) -> Hashable:
+        return tuple(tuple(p) for p in self._places)
+
+    # ----- shared machinery ---------------------------------------------------------
+
+    def _legal_pairs(self) -> tuple[Move, ...]:
+        if self._legal is None:
+            self._legal = tuple(self._generate())
+        return self._legal
+
+    def _top(self, place: int) -> int | None:
+        p = self._places[place]
+        return p[-1] if p else None
+
+    def _card_at(self, place: int) -> str:
+        top = self._top(place)
+        return NAME[top] if top is not None else "nothing"
+
+    def _relocate(self, src: int, dst: int) -> None:
+        self._places[dst].append(self._places[src].pop())
+
+    def _resolve(self, text: str) -> Move:
+        if not isinstance(text, str):
+            raise IllegalMove("bad_notation", text=str(text))
+        if self.status == "won":
+            raise IllegalMove("game_over")
+        word = WORDS.get(text.strip().lower())
+        if word is not None:
+            move = self._word(word)
+            if move is None:
+                raise IllegalMove("bad_notation", text=text)
+            if move not in self._legal_pairs():
+                raise self._why(move)
+            return move
+        parses: list[tuple[list[int], list[int] | None, bool]] = []
+        for s_tok, d_tok in candidates(text):
+            srcs = self._sources(s_tok)
+            if srcs is None:
+                continue
+            if d_tok is None:
+                parses.append((srcs, None, True))
+                continue
+            tgt = self._targets(d_tok)
+            if tgt is not None:
+                parses.append((srcs, tgt[0], tgt[1]))
+        if not parses:
+            raise IllegalMove("bad_notation", text=text)
+        legal = self._legal_pairs()
+        found: list[Move] = []
+        for srcs, dsts, first in parses:
+            for m in self._matching(legal, srcs, dsts, first):
+                if m not in found:
+                    found.append(m)
+        if len(found) == 1:
+            return found[0]
+        if found:
+            options = " or ".join(self.move_name(m) for m in found)
+            raise IllegalMove("ambiguous_move", text=text, options=options)
+        return self._explain(text, parses[0])
+
+    def _matching(
+        self, legal: Sequence[Move], srcs: list[int], dsts: list[int] | None, first: bool
+    ) -> list[Move]:
+        if dsts is None:
+            # No target: to a foundation if it can, else its only move.
+            homes = self._matching(legal, srcs, list(self.foundation_places), True)
+            if homes:
+                return homes
+            return [m for m in legal if m[0] in srcs]
+        ms = [m for m in legal if m[0] in srcs and m[1] in dsts]
+        if first:
+            best: dict[int, Move] = {}
+            for m in ms:
+                if m[0] not in best or dsts.index(m[1]) < dsts.index(best[m[0]][1]):
+                    best[m[0]] = m
+            ms = list(best.values())
+        return ms
+
+    def _explain(self, text: str, parse: tuple[list[int], list[int] | None, bool]) -> Move:
+        srcs, dsts, _ = parse
+        if not srcs:
+            raise IllegalMove("card_not_available", card=text.split("-")[0].strip())
+        if dsts is None:
+            src = srcs[0]
+            if self._top(src) is None:
+                raise IllegalMove("empty_source", place=self.place_names[src])
+            raise IllegalMove("no_move_from", card=self._card_at(src), place=self.place_names[src])
+        raise self._why((srcs[0], dsts[0]))
+
+    def _decide_status(self) -> str:
+        if self._won():
+            return "won"
+        legal = self._legal_pairs()
+        if any(self._is_progress(m) for m in legal):
+            return "playing"
+        reachable = self._progress_reachable(legal)
+        return "lost" if reachable is False else "playing"
+
+    def _progress_reachable(self, legal: Sequence[Move]) -> bool | None:
+        """Depth-first over shuffle moves: True if a progress move becomes legal,
+        False if none can, None if the search gave up at SEARCH_LIMIT positions."""
+        seen = {self._search_key()}
+        path: list[Move] = []
+        stack = [iter(legal)]
+        result: bool | None = False
+        while stack:
+            move = next(stack[-1], None)
+            if move is None:
+                stack.pop()
+                if path:
+                    src, dst = path.pop()
+                    self._relocate(dst, src)
+                continue
+            self._relocate(*move)
+            key = self._search_key()
+            if key in seen:
+                self._relocate(move[1], move[0])
+                continue
+            seen.add(key)
+            path.append(move)
+            moves = self._generate()
+            if any(self._is_progress(m) for m in moves):
+                result = True
+                break
+            if len(seen) >= SEARCH_LIMIT:
+                result = None
+                break
+            stack.append(iter(moves))
+        while path:  # put every card back where it was
+            src, dst = path.pop()
+            self._relocate(dst, src)
+        self.searched = len(seen)
+        return result
