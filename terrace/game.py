@@ -46,7 +46,7 @@ class Game:
         self.seed = seed_of(deal)
         self._places: list[list[int]] = []
         self._history: list[str] = []
-        self._legal: tuple[Move, ...] | None = None
+        self._legal: dict[str, Move] | None = None  # canonical name -> move
         self._status: str | None = None
         self._events: list[Event] = []
         self.searched = 0  # positions visited by the last lost search (for benchmarks)
@@ -55,9 +55,7 @@ class Game:
 
     def legal_moves(self) -> list[str]:
         """Every legal move in canonical notation (order unspecified)."""
-        if self.status == "won":
-            return []
-        return [self.move_name(m) for m in self._legal_pairs()]
+        return list(self._legal_names())
 
     def play(self, move: str) -> str:
         """Apply ``move`` (lenient notation) and return its canonical form.
@@ -167,10 +165,13 @@ class Game:
 
     # ----- shared machinery ---------------------------------------------------------
 
-    def _legal_pairs(self) -> tuple[Move, ...]:
+    def _legal_names(self) -> dict[str, Move]:
         if self._legal is None:
-            self._legal = tuple(self._generate())
+            self._legal = {self.move_name(m): m for m in self._generate()}
         return self._legal
+
+    def _legal_pairs(self) -> Sequence[Move]:
+        return list(self._legal_names().values())
 
     def _top(self, place: int) -> int | None:
         p = self._places[place]
@@ -186,7 +187,10 @@ class Game:
     def _resolve(self, text: str) -> Move:
         if not isinstance(text, str):
             raise IllegalMove("bad_notation", text=str(text))
-        if self.status == "won":
+        exact = self._legal_names().get(text)
+        if exact is not None:
+            return exact
+        if self._won():
             raise IllegalMove("game_over")
         word = WORDS.get(text.strip().lower())
         if word is not None:

@@ -32,10 +32,7 @@ def candidates(text: str) -> list[tuple[str, str | None]]:
     t = normalise_symbols(text).strip()
     if not t:
         return []
-    parts = [p for p in _SEPARATOR.split(t) if p]
-    if len(parts) == 2 and _SEPARATOR.search(t):
-        return [(parts[0], parts[1])]
-    if len(parts) != 1:
-        return []
-    t = parts[0]
+    if _SEPARATOR.search(t):
+        parts = _SEPARATOR.split(t)
+        return [(parts[0], parts[1])] if len(parts) == 2 and all(parts) else []
     return [(t, None)] + [(t[:i], t[i:]) for i in range(1, len(t))]

@@ -1,0 +1,105 @@
+"""Won, lost and playing (RULES.md section 5), decided by the shuffle-move search."""
+
+from __future__ import annotations
+
+import pytest
+
+import terrace
+import terrace.game
+from tests.terrace.positions import family_game, run
+
+
+def test_a_position_with_a_progress_move_is_playing() -> None:
+    g = family_game("terrace", piles={1: ["9s"]}, stock=["2c"])
+    assert g.status == "playing"
+
+
+def test_no_moves_at_all_is_lost() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s"], 2: ["4s"]})
+    assert g.legal_moves() == [] and g.status == "lost"
+
+
+def test_shuttling_cards_forever_is_lost_even_with_legal_moves() -> None:
+    # The 8h can hop between the 9s and the 9c for ever; nothing ever goes home.
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
+    assert g.legal_moves() == ["1-2"]
+    assert g.status == "lost"
+
+
+def test_progress_reachable_through_shuffles_is_still_playing() -> None:
+    # Moving the 5c onto the 6h uncovers the Ah, which goes home.
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "5c"], 2: ["6h"]})
+    assert g.status == "playing"
+
+
+def test_neighbour_where_the_uncovering_shuffle_is_impossible_is_lost() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "5c"], 2: ["6s"]})
+    assert g.status == "lost"
+
+
+def test_deep_search_finds_progress_several_shuffles_away() -> None:
+    # 5c must go to the 6h, then the 4d onto it, uncovering the Ah.
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "4d"], 2: ["7s", "5c"], 3: ["6h"]})
+    assert g.status == "playing"
+
+
+def test_the_search_puts_every_card_back() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "4d"], 2: ["7s", "5c"], 3: ["6h"]})
+    before = g.view()
+    assert g.status == "playing"
+    before["status"] = "playing"
+    assert g.view() == before
+
+
+def test_search_that_passes_the_limit_counts_as_playing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(terrace.game, "SEARCH_LIMIT", 2)
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"], 3: ["9s"]})
+    assert g.status == "playing"
+    monkeypatch.setattr(terrace.game, "SEARCH_LIMIT", 20_000)
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"], 3: ["9s"]})
+    assert g.status == "lost"
+
+
+# Nine piles whose tops take nothing from each other, so signora has no gap to use.
+_NO_GAPS = {i + 1: [c] for i, c in enumerate(["9s", "9c", "9s", "9c", "Js", "Jc", "Js", "Jc", "7d"])}
+
+
+def test_signora_is_lost_with_stock_left_when_the_waste_top_is_stuck_after_the_recycle() -> None:
+    g = family_game("signora", foundations={1: ["Kc"]}, piles=_NO_GAPS, waste=["4s"], stock=["Ac"], recycled=True)
+    assert g.legal_moves() == [] and g.status == "lost"
+
+
+def test_signora_after_recycle_is_playing_when_the_waste_top_can_pack() -> None:
+    g = family_game("signora", foundations={1: ["Kc"]}, piles=_NO_GAPS, waste=["8h"], stock=["Ac"], recycled=True)
+    assert g.status == "playing"  # W-1 empties the waste, then S-W is legal
+
+
+def _one_from_won() -> terrace.Game:
+    full = {i + 1: run("K", s, 13) for i, s in enumerate("cdhscdh")}
+    return family_game("signora", foundations=full | {8: run("K", "s", 12)}, piles={1: ["Qs"]})
+
+
+def test_last_card_home_wins_and_ends_the_game() -> None:
+    g = _one_from_won()
+    g.play("1-F8")
+    assert g.status == "won" and g.score == 104
+    assert g.legal_moves() == []
+    assert g.last_events[-1] == {"type": "game_over", "status": "won"}
+    with pytest.raises(terrace.IllegalMove) as e:
+        g.play("S-W")
+    assert e.value.code == "game_over"
+
+
+def test_events_report_cards_home_and_the_terrace_emptied() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, terrace_cards=["Ah"], stock=["2c"])
+    g.play("T-F1")
+    assert g.last_events == [{"type": "home", "card": "Ah", "to": "F1"}, {"type": "terrace_cleared"}]
+    g.play("S-W")
+    assert g.last_events == [{"type": "turned"}]
+
+
+def test_a_lost_game_still_accepts_its_shuffle_moves() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
+    assert g.status == "lost"
+    g.play("1-2")
+    assert g.status == "lost" and g.last_events[-1] == {"type": "game_over", "status": "lost"}
