@@ -13,7 +13,6 @@ REASONS: dict[str, str] = {
     "bad_notation": "Cannot read {text!r} as a move; write SOURCE-TARGET such as W-3, 4-F or S-W.",
     "ambiguous_move": "{text!r} could mean {options}; say which.",
     "game_over": "The game is over; no more moves.",
-    "no_such_place": "{place!r} is not a place in this variant.",
     # sources
     "empty_source": "There is no card at {place}.",
     "card_not_available": "{card} is not at the top of any pile you can play from.",

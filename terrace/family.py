@@ -11,7 +11,6 @@ available card instead of trying every source against every target.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from typing import Any
 
 from .cards import NAME, RANK, RANKS, RED, SUIT, parse_card
@@ -65,10 +64,8 @@ class FamilyGame(Game):
         p = self._places
         return self.variant.terrace_freed_late and not p[S] and not p[W]
 
-    def _search_key(self) -> Hashable:
-        # Piles are interchangeable for the rules, so their order does not matter.
-        p = self._places
-        return (tuple(sorted(tuple(p[i]) for i in PILES)), len(p[W]), len(p[T]))
+    def _search_places(self) -> tuple[range, tuple[int, int]]:
+        return PILES, (T, W)  # the rules treat the nine piles alike
 
     # ----- rule hooks ----------------------------------------------------------------
 

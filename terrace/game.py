@@ -17,7 +17,7 @@ positions by relocating cards and putting them back, never copying the game.
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .cards import NAME
@@ -160,8 +160,9 @@ class Game:
     def _won(self) -> bool:
         return self.score == 104
 
-    def _search_key(self) -> Hashable:
-        return tuple(tuple(p) for p in self._places)
+    def _search_places(self) -> tuple[Sequence[int], Sequence[int]]:
+        """Places shuffle moves touch: (interchangeable ones, ones whose identity matters)."""
+        raise NotImplementedError
 
     # ----- shared machinery ---------------------------------------------------------
 
@@ -266,8 +267,34 @@ class Game:
 
     def _progress_reachable(self, legal: Sequence[Move]) -> bool | None:
         """Depth-first over shuffle moves: True if a progress move becomes legal,
-        False if none can, None if the search gave up at SEARCH_LIMIT positions."""
-        seen = {self._search_key()}
+        False if none can, None if the search gave up at SEARCH_LIMIT positions.
+
+        A position is known exactly by 104 bytes: for a card in a loose place
+        (a pile, a heap) the card beneath it or FLOOR; for a card in a fixed
+        place (terrace, waste, abeyance cell) that place's marker. Pile order
+        drops out, so positions that differ only by which pile is which meet,
+        and a move updates one byte. Fixed places only lose their top card or
+        hold one card during the search, so their markers pin their contents.
+        """
+        places = self._places
+        loose, fixed = self._search_places()
+        below = bytearray([254] * 104)
+        for i in loose:
+            for depth, card in enumerate(places[i]):
+                below[card] = places[i][depth - 1] if depth else 255  # 255: FLOOR
+        marker = {place: 200 + n for n, place in enumerate(fixed)}
+        for place, mark in marker.items():
+            for card in places[place]:
+                below[card] = mark
+
+        def relocate(src: int, dst: int) -> bytes:
+            card = places[src].pop()
+            pile = places[dst]
+            below[card] = marker.get(dst) or (pile[-1] if pile else 255)
+            pile.append(card)
+            return bytes(below)
+
+        seen = {bytes(below)}
         path: list[Move] = []
         stack = [iter(legal)]
         result: bool | None = False
@@ -277,12 +304,11 @@ class Game:
                 stack.pop()
                 if path:
                     src, dst = path.pop()
-                    self._relocate(dst, src)
+                    relocate(dst, src)
                 continue
-            self._relocate(*move)
-            key = self._search_key()
+            key = relocate(*move)
             if key in seen:
-                self._relocate(move[1], move[0])
+                relocate(move[1], move[0])
                 continue
             seen.add(key)
             path.append(move)
@@ -296,6 +322,6 @@ class Game:
             stack.append(iter(moves))
         while path:  # put every card back where it was
             src, dst = path.pop()
-            self._relocate(dst, src)
+            relocate(dst, src)
         self.searched = len(seen)
         return result

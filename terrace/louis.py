@@ -103,6 +103,11 @@ class LouisGame(Game):
             out.append((src, 20 + s))
         return to_ace or to_king or via_ace or via_king
 
+    def _search_places(self) -> tuple[range, range]:
+        # The search runs only in the last deal's play phase (until then a deal or a
+        # redeal is always a progress move), where heaps are alike and only their cards count.
+        return HEAPS, CELLS
+
     # ----- rule hooks ----------------------------------------------------------------
 
     def _generate(self) -> list[Move]:
@@ -116,7 +121,7 @@ class LouisGame(Game):
             if self._live is not None:
                 self._home_moves(self._live, p[self._live][-1], moves)
             return moves
-        if self._deal_no < self.variant.deals and any(p[h] for h in HEAPS):
+        if self._deal_no < self.variant.deals:
             moves.append((REDEAL, REDEAL))
         for src in HEAPS:
             if not p[src]:
@@ -173,9 +178,7 @@ class LouisGame(Game):
         if src == REDEAL or dst == REDEAL:
             if p[S]:
                 return IllegalMove("redeal_while_dealing")
-            if self._deal_no >= self.variant.deals:
-                return IllegalMove("no_more_deals")
-            return IllegalMove("empty_source", place="the heaps")
+            return IllegalMove("no_more_deals")
         if src in self.foundation_places:
             return IllegalMove("foundation_is_final")
         if src == S:

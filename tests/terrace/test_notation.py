@@ -87,9 +87,3 @@ def test_a_source_with_no_move_says_so() -> None:
         g.resolve("2")
     assert e.value.code == "no_move_from" and "4c" in e.value.message
 
-
-def test_every_reason_code_has_a_sentence() -> None:
-    for code, sentence in terrace.REASONS.items():
-        assert code.isidentifier() and sentence.endswith(".")
-    with pytest.raises(KeyError):
-        terrace.IllegalMove("no_such_code")
