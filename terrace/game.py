@@ -29,6 +29,9 @@ from .variants import Variant
 Move = tuple[int, int]
 Event = dict[str, Any]
 
+# Reasons that say little when F was typed and another foundation explains better.
+_UNTELLING = frozenset({"foundation_suit", "not_base_rank", "foundation_complete"})
+
 # RULES.md section 5: past this many distinct positions the game counts as playing.
 SEARCH_LIMIT = 20_000
 
@@ -225,7 +228,9 @@ class Game:
         if found:
             options = " or ".join(self.move_name(m) for m in found)
             raise IllegalMove("ambiguous_move", text=text, options=options)
-        return self._explain(text, parses[0])
+        # Explain with the first reading that names a real source (``ah`` in Louis is
+        # heap a to heap h, even though "Ah" could be a card).
+        return self._explain(text, next((p for p in parses if p[0]), parses[0]))
 
     def _matching(
         self, legal: Sequence[Move], srcs: list[int], dsts: list[int] | None, first: bool
@@ -254,7 +259,10 @@ class Game:
             if self._top(src) is None:
                 raise IllegalMove("empty_source", place=self.place_names[src])
             raise IllegalMove("no_move_from", card=self._card_at(src), place=self.place_names[src])
-        raise self._why((srcs[0], dsts[0]))
+        reasons = [self._why((srcs[0], dst)) for dst in dsts]
+        # With F, name a foundation of the right suit or base where there is one.
+        telling = [r for r in reasons if r.code not in _UNTELLING]
+        raise (telling or reasons)[0]
 
     def _decide_status(self) -> str:
         if self._won():
