@@ -205,7 +205,9 @@ class FamilyGame(Game):
                 return IllegalMove("foundation_suit", **fields)
             return IllegalMove("foundation_colour", **fields)
         if src == T:
-            when = " until the stock and the waste are both used up" if self.variant.terrace_freed_late else ""
+            when = (
+                " until the stock and the waste are both used up" if self.variant.terrace_freed_late else ""
+            )
             return IllegalMove("terrace_to_foundation_only", when=when)
         if not p[dst]:
             return IllegalMove("gap_waste_only")
@@ -223,9 +225,7 @@ class FamilyGame(Game):
             return None
         rank, suit = card
         p = self._places
-        return [
-            s for s in (T, W, *PILES) if p[s] and RANK[p[s][-1]] == rank and SUIT[p[s][-1]] == suit
-        ]
+        return [s for s in (T, W, *PILES) if p[s] and RANK[p[s][-1]] == rank and SUIT[p[s][-1]] == suit]
 
     def _targets(self, token: str) -> tuple[list[int], bool] | None:
         t = token.upper()

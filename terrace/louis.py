@@ -18,7 +18,7 @@ from .game import Event, Game, Move
 from .variants import Variant
 
 HEAP_LETTERS = "abcdefghiklm"
-HEAPS = range(0, 12)
+HEAPS = range(12)
 ACES = range(12, 16)  # Ac Ad Ah As, built up
 KINGS = range(16, 20)  # Kc Kd Kh Ks, built down
 CELLS = range(20, 24)  # Xc Xd Xh Xs, one card each
@@ -239,11 +239,7 @@ class LouisGame(Game):
             return None if place is None else [place]
         rank, suit = card
         p = self._places
-        held = [
-            s
-            for s in (*HEAPS, *CELLS)
-            if p[s] and RANK[p[s][-1]] == rank and SUIT[p[s][-1]] == suit
-        ]
+        held = [s for s in (*HEAPS, *CELLS) if p[s] and RANK[p[s][-1]] == rank and SUIT[p[s][-1]] == suit]
         if place is not None and place not in self.foundation_places:
             held.insert(0, place)
         return held

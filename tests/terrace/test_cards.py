@@ -21,8 +21,17 @@ def test_both_packs_share_names_and_colours() -> None:
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("Th", (10, 2)), ("10h", (10, 2)), ("10H", (10, 2)), ("th", (10, 2)), ("T♥", (10, 2)),
-     ("As", (1, 3)), ("a♠", (1, 3)), ("Kc", (13, 0)), ("7♦", (7, 1))],
+    [
+        ("Th", (10, 2)),
+        ("10h", (10, 2)),
+        ("10H", (10, 2)),
+        ("th", (10, 2)),
+        ("T♥", (10, 2)),
+        ("As", (1, 3)),
+        ("a♠", (1, 3)),
+        ("Kc", (13, 0)),
+        ("7♦", (7, 1)),
+    ],
 )
 def test_parse_card_accepts_lenient_forms(text: str, expected: tuple[int, int]) -> None:
     assert parse_card(text) == expected

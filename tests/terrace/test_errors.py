@@ -26,5 +26,9 @@ def test_every_reason_code_is_documented_for_programs() -> None:
 
 def test_illegal_move_carries_code_message_and_fields() -> None:
     e = terrace.IllegalMove("tableau_rank", card="4c", top="9s", target="1")
-    assert (e.code, e.message, e.fields["card"]) == ("tableau_rank", "4c cannot go on 9s: a pile takes the next rank down.", "4c")
+    assert (e.code, e.message, e.fields["card"]) == (
+        "tableau_rank",
+        "4c cannot go on 9s: a pile takes the next rank down.",
+        "4c",
+    )
     assert str(e) == e.message and "tableau_rank" in repr(e)

@@ -67,7 +67,9 @@ def test_signora_foundations_follow_suit_not_colour() -> None:
 def test_foundations_turn_the_corner_from_king_to_ace_to_two(variant: str) -> None:
     suit_next = {"terrace": ("Ad", "2c"), "queen-of-italy": ("Ad", "2c"), "signora": ("Ac", "2c")}
     ace, two = suit_next[variant]
-    g = family_game(variant, base="Q", foundations={1: ["Qd", "Kc"]}, piles={1: [ace], 2: [two]}, stock=["3c"])
+    g = family_game(
+        variant, base="Q", foundations={1: ["Qd", "Kc"]}, piles={1: [ace], 2: [two]}, stock=["3c"]
+    )
     g.play("1-F1")
     g.play("2-F1")
     assert g.view()["foundations"]["F1"] == ["Qd", "Kc", ace, two]
@@ -75,9 +77,11 @@ def test_foundations_turn_the_corner_from_king_to_ace_to_two(variant: str) -> No
 
 @pytest.mark.parametrize("variant", FAMILY)
 def test_complete_foundation_takes_no_more_cards(variant: str) -> None:
-    full = run("K", "h", 13) if variant == "signora" else [
-        r + ("h" if i % 2 == 0 else "c") for i, r in enumerate("KA23456789TJQ")
-    ]
+    full = (
+        run("K", "h", 13)
+        if variant == "signora"
+        else [r + ("h" if i % 2 == 0 else "c") for i, r in enumerate("KA23456789TJQ")]
+    )
     g = family_game(variant, foundations={1: full}, piles={1: ["Kd"]}, stock=["2c"])
     assert refused(g, "1-F1") == "foundation_complete"
     assert "1-F2" in moves_of(g)  # a K is a base card: it starts the next foundation
@@ -85,8 +89,12 @@ def test_complete_foundation_takes_no_more_cards(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", FAMILY)
 def test_every_foundation_that_accepts_is_listed(variant: str) -> None:
-    g = family_game(variant, foundations={1: ["Kc"], 2: ["Kc"]}, waste=["Ac"] if variant == "signora" else ["Ah"],
-                    stock=["2c"])
+    g = family_game(
+        variant,
+        foundations={1: ["Kc"], 2: ["Kc"]},
+        waste=["Ac"] if variant == "signora" else ["Ah"],
+        stock=["2c"],
+    )
     assert {"W-F1", "W-F2"} <= moves_of(g)
     assert g.play("WF") == "W-F1"  # F: the lowest-numbered foundation that accepts
 
@@ -185,8 +193,9 @@ def test_terrace_gap_stays_open_until_the_player_fills_it() -> None:
 
 
 def test_queen_of_italy_fills_a_gap_at_once_from_the_stock() -> None:
-    g = family_game("queen-of-italy", foundations={1: ["Kc"]}, piles={1: ["Ah"], 2: ["4s"], 3: ["5h"]},
-                    stock=["2c", "3c"])
+    g = family_game(
+        "queen-of-italy", foundations={1: ["Kc"]}, piles={1: ["Ah"], 2: ["4s"], 3: ["5h"]}, stock=["2c", "3c"]
+    )
     g.play("1-F1")
     assert g.view()["piles"]["1"] == ["2c"] and g.view()["stock"] == 1
     assert {"type": "gap_filled", "pile": "1"} in g.last_events
@@ -256,8 +265,9 @@ def test_signora_cannot_recycle_an_empty_waste() -> None:
 
 
 def test_signora_after_recycle_each_card_must_be_played_before_the_next() -> None:
-    g = family_game("signora", foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["Ac", "2c", "7h"],
-                    recycled=True)
+    g = family_game(
+        "signora", foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["Ac", "2c", "7h"], recycled=True
+    )
     g.play("S-W")
     assert "S-W" not in moves_of(g)
     assert refused(g, "S-W") == "play_waste_first"
@@ -279,8 +289,14 @@ def test_before_the_recycle_signora_turns_freely() -> None:
 
 @pytest.mark.parametrize(
     "move, code",
-    [("5-1", "empty_source"), ("1-1", "same_place"), ("1-W", "bad_target"), ("T-S", "bad_target"),
-     ("S-1", "bad_target"), ("W-T", "bad_target")],
+    [
+        ("5-1", "empty_source"),
+        ("1-1", "same_place"),
+        ("1-W", "bad_target"),
+        ("T-S", "bad_target"),
+        ("S-1", "bad_target"),
+        ("W-T", "bad_target"),
+    ],
 )
 def test_impossible_moves_are_refused_with_their_reason(move: str, code: str) -> None:
     g = family_game("terrace", terrace_cards=["5s"], piles={1: ["9s"]}, waste=["2c"], stock=["3c"])

@@ -38,7 +38,7 @@ def refuse(game: terrace.Game, move: str, code: str) -> terrace.IllegalMove:
 
 def full_heaps(**override: list[str]) -> dict[str, list[str]]:
     """Every heap holding one filler card, with some heaps replaced."""
-    heaps = {h: [c] for h, c in zip(HEAPS, FILLERS)}
+    heaps = {h: [c] for h, c in zip(HEAPS, FILLERS, strict=False)}
     heaps.update(override)
     return heaps
 
@@ -135,7 +135,7 @@ def test_first_circuit_deals_again_to_a_heap_whose_card_went_to_abeyance() -> No
 
 
 def test_first_circuit_deals_again_to_heap_m_then_wraps_to_a() -> None:
-    g = louis_game(stock=FILLERS[:11] + ["2h", "9h", "5c"])
+    g = louis_game(stock=[*FILLERS[:11], "2h", "9h", "5c"])
     assert [g.play("deal") for _ in range(12)][-1] == "S-m"
     g.play("m-Ah")
     assert s_moves(g) == {"S-m"}
@@ -146,7 +146,7 @@ def test_first_circuit_deals_again_to_heap_m_then_wraps_to_a() -> None:
 
 
 def test_later_circuit_advances_to_the_next_heap_after_a_dealt_card_is_played_away() -> None:
-    g = louis_game(stock=FILLERS + ["2h", "5c", "5d"])
+    g = louis_game(stock=[*FILLERS, "2h", "5c", "5d"])
     for _ in range(12):
         g.play("deal")
     assert g.play("deal") == "S-a"  # the second circuit starts

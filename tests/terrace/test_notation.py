@@ -22,12 +22,30 @@ def _game() -> terrace.Game:
 @pytest.mark.parametrize(
     "typed, canonical",
     [
-        ("2-1", "2-1"), ("21", "2-1"), ("2 1", "2-1"), ("2->1", "2-1"), ("2→1", "2-1"),
-        ("3-F2", "3-F2"), ("3F", "3-F2"), ("3f", "3-F2"), ("3-f", "3-F2"), ("2h", "3-F2"), ("2♥", "3-F2"),
-        ("2hF", "3-F2"), ("2h-F", "3-F2"),
-        ("T-F1", "T-F1"), ("tf", "T-F1"), ("t", "T-F1"), ("Ad", "T-F1"), ("AD F", "T-F1"),
-        ("S-W", "S-W"), ("sw", "S-W"), ("deal", "S-W"), ("stock", "S-W"),
-        ("W-5", "W-5"), ("w5", "W-5"),
+        ("2-1", "2-1"),
+        ("21", "2-1"),
+        ("2 1", "2-1"),
+        ("2->1", "2-1"),
+        ("2→1", "2-1"),
+        ("3-F2", "3-F2"),
+        ("3F", "3-F2"),
+        ("3f", "3-F2"),
+        ("3-f", "3-F2"),
+        ("2h", "3-F2"),
+        ("2♥", "3-F2"),
+        ("2hF", "3-F2"),
+        ("2h-F", "3-F2"),
+        ("T-F1", "T-F1"),
+        ("tf", "T-F1"),
+        ("t", "T-F1"),
+        ("Ad", "T-F1"),
+        ("AD F", "T-F1"),
+        ("S-W", "S-W"),
+        ("sw", "S-W"),
+        ("deal", "S-W"),
+        ("stock", "S-W"),
+        ("W-5", "W-5"),
+        ("w5", "W-5"),
     ],
 )
 def test_lenient_forms_resolve_to_the_canonical_move(typed: str, canonical: str) -> None:
@@ -86,4 +104,3 @@ def test_a_source_with_no_move_says_so() -> None:
     with pytest.raises(terrace.IllegalMove) as e:
         g.resolve("2")
     assert e.value.code == "no_move_from" and "4c" in e.value.message
-

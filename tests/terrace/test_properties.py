@@ -83,7 +83,9 @@ def test_random_playouts_keep_every_invariant(variant: str, deal: int, policy: i
 
 
 @settings(max_examples=40, deadline=None)
-@given(variant=st.sampled_from(VARIANTS), deal=st.binary(min_size=32, max_size=32), policy=st.integers(0, 2**32))
+@given(
+    variant=st.sampled_from(VARIANTS), deal=st.binary(min_size=32, max_size=32), policy=st.integers(0, 2**32)
+)
 def test_playouts_end_won_or_lost_and_replay_exactly(variant: str, deal: bytes, policy: int) -> None:
     rng = random.Random(policy)
     game = terrace.new_game(variant, deal=deal)
@@ -109,4 +111,3 @@ def test_every_legal_move_of_many_positions_is_accepted_and_nothing_else(variant
                 ok = game.is_legal(move) and game.resolve(move) == move
                 assert ok == (move in legal), (move, str(game))
             game.play(rng.choice(sorted(legal)))
-

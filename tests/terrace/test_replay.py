@@ -27,7 +27,7 @@ def test_replay_reproduces_a_recorded_game(variant: str) -> None:
 
 def test_replay_names_the_first_illegal_move_and_its_reason() -> None:
     g = _played("terrace", 4, 30)
-    moves = g.moves[:10] + ["T-5"] + g.moves[10:]
+    moves = [*g.moves[:10], "T-5", *g.moves[10:]]
     with pytest.raises(terrace.ReplayError) as e:
         terrace.replay("terrace", 4, moves)
     assert e.value.index == 10 and e.value.move == "T-5"
@@ -50,6 +50,6 @@ def test_replay_accepts_lenient_notation() -> None:
 def test_copy_is_independent_of_the_original() -> None:
     g = _played("signora", 9, 20)
     c = g.copy()
-    c.play(sorted(c.legal_moves())[0])
+    c.play(min(c.legal_moves()))
     assert len(c.moves) == len(g.moves) + 1
     assert terrace.replay("signora", 9, g.moves).view() == g.view()

@@ -65,12 +65,16 @@ _NO_GAPS = {i + 1: [c] for i, c in enumerate(["9s", "9c", "9s", "9c", "Js", "Jc"
 
 
 def test_signora_is_lost_with_stock_left_when_the_waste_top_is_stuck_after_the_recycle() -> None:
-    g = family_game("signora", foundations={1: ["Kc"]}, piles=_NO_GAPS, waste=["4s"], stock=["Ac"], recycled=True)
+    g = family_game(
+        "signora", foundations={1: ["Kc"]}, piles=_NO_GAPS, waste=["4s"], stock=["Ac"], recycled=True
+    )
     assert g.legal_moves() == [] and g.status == "lost"
 
 
 def test_signora_after_recycle_is_playing_when_the_waste_top_can_pack() -> None:
-    g = family_game("signora", foundations={1: ["Kc"]}, piles=_NO_GAPS, waste=["8h"], stock=["Ac"], recycled=True)
+    g = family_game(
+        "signora", foundations={1: ["Kc"]}, piles=_NO_GAPS, waste=["8h"], stock=["Ac"], recycled=True
+    )
     assert g.status == "playing"  # W-1 empties the waste, then S-W is legal
 
 

@@ -1,0 +1,41 @@
+"""The engine benchmark script keeps working (its figures live in the README, not here)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import engine as bench
+
+
+def test_deal_sets_read_ranges_and_files(tmp_path: Path) -> None:
+    assert bench.load_deals("3-5") == [3, 4, 5]
+    f = tmp_path / "set.txt"
+    f.write_text("# a set\n7\n\n9  # odd\n")
+    assert bench.load_deals(f) == [7, 9]
+    assert len(bench.load_deals(bench.DEFAULT_DEALS)) == 1000
+
+
+@pytest.mark.parametrize("bad", ["5-3", "nonsense-file.txt"])
+def test_bad_deal_sets_are_refused(bad: str) -> None:
+    with pytest.raises((ValueError, OSError)):
+        bench.load_deals(bad)
+
+
+def test_a_tiny_run_reports_every_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.main(["--deals", "1-3", "--playouts", "2", "--greedy-deals", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["random"]) == set(report["greedy"]) == {"terrace", "queen-of-italy", "signora", "louis"}
+    for r in report["random"].values():
+        assert r["won"] + r["lost"] + r["capped"] == 2 and r["moves_per_s"] > 0
+    for v, r in report["greedy"].items():
+        assert r["games"] == 3 and 0 <= r["win_rate"] <= 1
+        assert (r["terrace_cleared_rate"] is None) == (v == "louis")
+
+
+def test_the_greedy_baseline_is_deterministic() -> None:
+    a = [bench.greedy_game("terrace", d).moves for d in (1, 2)]
+    b = [bench.greedy_game("terrace", d).moves for d in (1, 2)]
+    assert a == b

@@ -1,0 +1,62 @@
+"""House rules of the code base, checked like any other behaviour.
+
+- ``terrace/`` is sans-I/O: it imports no event loop, socket, store or outer package;
+- the code passes ``ruff`` (lint and format) and ``mypy --strict`` on the core;
+- every module says what it is for in a docstring.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "terrace"
+FORBIDDEN_IN_CORE = {
+    "asyncio", "socket", "websockets", "redis", "msgpack", "threading", "subprocess",
+    "server", "client", "bots",
+}  # fmt: skip
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("path", sorted(CORE.glob("*.py")), ids=lambda p: p.name)
+def test_core_module_is_sans_io(path: Path) -> None:
+    assert _imports(path) & FORBIDDEN_IN_CORE == set()
+
+
+@pytest.mark.parametrize("path", sorted(CORE.glob("*.py")), ids=lambda p: p.name)
+def test_core_module_says_what_it_is_for(path: Path) -> None:
+    assert ast.get_docstring(ast.parse(path.read_text())), path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_ruff_lint_passes() -> None:
+    r = _run("ruff", "check", ".")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_ruff_format_is_applied() -> None:
+    r = _run("ruff", "format", "--check", ".")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_core_type_checks_strictly() -> None:
+    r = _run("mypy")
+    assert r.returncode == 0, r.stdout + r.stderr
