@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy as _copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cards import NAME
 from .deal import Deal, seed_of
@@ -34,6 +34,18 @@ _UNTELLING = frozenset({"foundation_suit", "not_base_rank", "foundation_complete
 
 # RULES.md section 5: past this many distinct positions the game counts as playing.
 SEARCH_LIMIT = 20_000
+
+# No move is longer than "10h -> F1"; longer text is refused before any parsing.
+MAX_MOVE_TEXT = 24
+
+
+class _Reading(NamedTuple):
+    """One way to read typed text: the source token, the places it and the target may be."""
+
+    token: str
+    sources: list[int]
+    targets: list[int] | None  # None: no target typed
+    first: bool  # take the first target that accepts (``F``)
 
 
 class Game:
@@ -121,14 +133,14 @@ class Game:
         return g
 
     def view(self) -> dict[str, Any]:
-        """JSON-safe plain data of what the player may see (docs/VIEWS.md)."""
+        """JSON-safe plain data of what the player may see (docs/ENGINE.md, Views)."""
         raise NotImplementedError
 
     def move_name(self, move: Move) -> str:
         return f"{self.place_names[move[0]]}-{self.place_names[move[1]]}"
 
     def __repr__(self) -> str:
-        deal = self.deal if isinstance(self.deal, int) else self.seed.hex()[:12] + "…"
+        deal = self.deal if isinstance(self.deal, int) else "secret"  # never print a race seed
         return (
             f"<{type(self).__name__} {self.variant.id} deal={deal} {self.status} "
             f"moves={len(self._history)} score={self.score} terrace_left={self.terrace_left}>"
@@ -177,20 +189,12 @@ class Game:
     def _legal_pairs(self) -> Sequence[Move]:
         return list(self._legal_names().values())
 
-    def _top(self, place: int) -> int | None:
-        p = self._places[place]
-        return p[-1] if p else None
-
-    def _card_at(self, place: int) -> str:
-        top = self._top(place)
-        return NAME[top] if top is not None else "nothing"
-
     def _relocate(self, src: int, dst: int) -> None:
         self._places[dst].append(self._places[src].pop())
 
     def _resolve(self, text: str) -> Move:
-        if not isinstance(text, str):
-            raise IllegalMove("bad_notation", text=str(text))
+        if not isinstance(text, str) or len(text) > MAX_MOVE_TEXT:
+            raise IllegalMove("bad_notation", text=str(text)[:MAX_MOVE_TEXT])
         exact = self._legal_names().get(text)
         if exact is not None:
             return exact
@@ -204,23 +208,23 @@ class Game:
             if move not in self._legal_pairs():
                 raise self._why(move)
             return move
-        parses: list[tuple[list[int], list[int] | None, bool]] = []
+        parses: list[_Reading] = []
         for s_tok, d_tok in candidates(text):
             srcs = self._sources(s_tok)
             if srcs is None:
                 continue
             if d_tok is None:
-                parses.append((srcs, None, True))
+                parses.append(_Reading(s_tok, srcs, None, True))
                 continue
             tgt = self._targets(d_tok)
             if tgt is not None:
-                parses.append((srcs, tgt[0], tgt[1]))
+                parses.append(_Reading(s_tok, srcs, tgt[0], tgt[1]))
         if not parses:
             raise IllegalMove("bad_notation", text=text)
         legal = self._legal_pairs()
         found: list[Move] = []
-        for srcs, dsts, first in parses:
-            for m in self._matching(legal, srcs, dsts, first):
+        for reading in parses:
+            for m in self._matching(legal, reading.sources, reading.targets, reading.first):
                 if m not in found:
                     found.append(m)
         if len(found) == 1:
@@ -230,7 +234,7 @@ class Game:
             raise IllegalMove("ambiguous_move", text=text, options=options)
         # Explain with the first reading that names a real source (``ah`` in Louis is
         # heap a to heap h, even though "Ah" could be a card).
-        return self._explain(text, next((p for p in parses if p[0]), parses[0]))
+        return self._explain(next((r for r in parses if r.sources), parses[0]))
 
     def _matching(
         self, legal: Sequence[Move], srcs: list[int], dsts: list[int] | None, first: bool
@@ -250,15 +254,15 @@ class Game:
             ms = list(best.values())
         return ms
 
-    def _explain(self, text: str, parse: tuple[list[int], list[int] | None, bool]) -> Move:
-        srcs, dsts, _ = parse
+    def _explain(self, reading: _Reading) -> Move:
+        srcs, dsts = reading.sources, reading.targets
         if not srcs:
-            raise IllegalMove("card_not_available", card=text.split("-")[0].strip())
+            raise IllegalMove("card_not_available", card=reading.token)
         if dsts is None:
             src = srcs[0]
-            if self._top(src) is None:
+            if not self._places[src]:
                 raise IllegalMove("empty_source", place=self.place_names[src])
-            raise IllegalMove("no_move_from", card=self._card_at(src), place=self.place_names[src])
+            raise IllegalMove("no_move_from", card=NAME[self._places[src][-1]], place=self.place_names[src])
         reasons = [self._why((srcs[0], dst)) for dst in dsts]
         # With F, name a foundation of the right suit or base where there is one.
         telling = [r for r in reasons if r.code not in _UNTELLING]

@@ -45,8 +45,8 @@ class LouisGame(Game):
         super().__init__(variant, deal)
         rest = [c for c in range(104) if c not in FOUNDATION_CARDS]
         self._places = [[] for _ in PLACE_NAMES]
-        for i, c in enumerate(FOUNDATION_CARDS):
-            self._places[12 + i].append(c)
+        for place, c in zip(self.foundation_places, FOUNDATION_CARDS, strict=True):
+            self._places[place].append(c)
         self._places[S] = shuffle(rest, deal)[::-1]  # pop() deals the next card
         self._deal_no = 1
         self._first_circuit = True
@@ -71,7 +71,7 @@ class LouisGame(Game):
         """Whether ``card`` fits its ace foundation and its king foundation directly."""
         p = self._places
         s, r = SUIT[card], RANK[card]
-        ace, king = p[12 + s], p[16 + s]
+        ace, king = p[ACES[s]], p[KINGS[s]]
         return (
             len(ace) < 13 and r == RANK[ace[-1]] + 1,
             len(king) < 13 and r == RANK[king[-1]] - 1,
@@ -83,12 +83,12 @@ class LouisGame(Game):
         s, r = SUIT[card], RANK[card]
         to_ace, to_king = self._homes(card)
         if to_ace:
-            out.append((src, 12 + s))
+            out.append((src, ACES[s]))
         if to_king:
-            out.append((src, 16 + s))
-        if src >= 20:
+            out.append((src, KINGS[s]))
+        if src in CELLS:
             return to_ace or to_king
-        cell = p[20 + s]
+        cell = p[CELLS[s]]
         via_ace = via_king = False
         if cell:
             held = cell[0]
@@ -96,11 +96,11 @@ class LouisGame(Game):
             via_ace = held_ace and r == RANK[held] + 1
             via_king = held_king and r == RANK[held] - 1
             if via_ace:
-                out.append((src, 12 + s))
+                out.append((src, ACES[s]))
             if via_king:
-                out.append((src, 16 + s))
+                out.append((src, KINGS[s]))
         elif to_ace and to_king:
-            out.append((src, 20 + s))
+            out.append((src, CELLS[s]))
         return to_ace or to_king or via_ace or via_king
 
     def _search_places(self) -> tuple[range, range]:
@@ -160,8 +160,8 @@ class LouisGame(Game):
             return [{"type": "dealt", "heap": PLACE_NAMES[dst]}]
         card = p[src][-1]
         events: list[Event] = []
-        if dst in self.foundation_places and src < 20 and not self._homes(card)[dst >= 16]:
-            held = p[20 + SUIT[card]].pop()  # the two-card move: abeyance card first
+        if dst in self.foundation_places and src in HEAPS and not self._homes(card)[dst in KINGS]:
+            held = p[CELLS[SUIT[card]]].pop()  # the two-card move: abeyance card first
             p[dst].append(held)
             events.append({"type": "home", "card": NAME[held], "to": PLACE_NAMES[dst]})
         self._relocate(src, dst)
@@ -203,13 +203,13 @@ class LouisGame(Game):
         if src in CELLS and dst not in self.foundation_places:
             return IllegalMove("bad_target", source=names[src], target=names[dst])
         if dst in self.foundation_places:
-            if SUIT[card] != (dst - 12) % 4:
+            if SUIT[card] != SUIT[p[dst][0]]:
                 return IllegalMove("foundation_suit", **fields)
             if len(p[dst]) == 13:
                 return IllegalMove("foundation_complete", target=names[dst])
             return IllegalMove("foundation_rank", top=NAME[p[dst][-1]], **fields)
         if dst in CELLS:
-            if SUIT[card] != dst - 20:
+            if dst != CELLS[SUIT[card]]:
                 return IllegalMove("abeyance_suit", **fields)
             if p[dst]:
                 return IllegalMove("abeyance_full", target=names[dst])

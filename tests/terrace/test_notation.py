@@ -104,3 +104,17 @@ def test_a_source_with_no_move_says_so() -> None:
     with pytest.raises(terrace.IllegalMove) as e:
         g.resolve("2")
     assert e.value.code == "no_move_from" and "4c" in e.value.message
+
+
+def test_overlong_text_is_refused_before_parsing() -> None:
+    g = _game()
+    with pytest.raises(terrace.IllegalMove) as e:
+        g.resolve("W" * 100_000 + "3")
+    assert e.value.code == "bad_notation" and len(e.value.message) < 200
+
+
+def test_a_secret_seed_never_shows_in_the_repr() -> None:
+    seed = bytes(range(32))
+    g = terrace.new_game("terrace", deal=seed)
+    assert seed.hex()[:8] not in repr(g) and "secret" in repr(g)
+    assert "deal=7" in repr(terrace.new_game("terrace", deal=7))
