@@ -90,6 +90,7 @@ class Game:
         return self.move_name(self._resolve(move))
 
     def is_legal(self, move: str) -> bool:
+        """Whether ``move`` (lenient notation) would be accepted now."""
         try:
             self._resolve(move)
         except IllegalMove:
