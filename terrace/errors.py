@@ -78,3 +78,66 @@ class ReplayError(IllegalMove):
         self.move = move
         self.cause = cause
         super().__init__(cause.code, f"move {index + 1} ({move!r}): {cause.message}", **cause.fields)
+
+
+# Protocol v1 error codes (PROTOCOL.md, Errors): code -> sentence. The server sends
+# ``{"type": "error", "re": id, "code": code, "message": sentence, ...fields}``.
+ERRORS: dict[str, str] = {
+    # reading messages
+    "bad_message": "Cannot read that message: {detail}.",
+    "unknown_type": "Unknown message type {type!r}.",
+    "bad_field": "Field {field!r} {detail}.",
+    # accounts and sessions
+    "hello_first": "Say hello (or register) before {type!r}.",
+    "already_welcomed": "This connection is already welcomed as {name!r}.",
+    "bad_name": "A name is 2 to 24 characters: letters, digits, '-' or '_', starting with a letter.",
+    "name_taken": "The name {name!r} is taken.",
+    "bad_token": "That token belongs to no account.",
+    "bad_session": "That session is unknown or has expired; say hello again without it.",
+    # races
+    "no_race": "There is no race {race!r}.",
+    "bad_goal": "Variant {variant!r} has only the goal 'clear'.",
+    "race_full": "Race {race} is full.",
+    "race_started": "Race {race} has already started.",
+    "entry_refused": "Race {race} is open to {entry} only.",
+    "already_in_race": "You are already in race {race}; leave it first.",
+    "already_queued": "You are already waiting in the queue.",
+    "not_queued": "You are not waiting in the queue.",
+    "not_in_race": "You are not in race {race}.",
+    "not_creator": "Only the creator of race {race} can start it.",
+    "race_not_running": "Race {race} is not running.",
+    "player_finished": "You have finished race {race}; no more moves.",
+    "bad_seq": "Expected seq {expected}, got {seq}.",
+    "seq_conflict": "seq {seq} was already used for the move {move!r}.",
+    "illegal_move": "The rules refuse that move.",
+    "not_finished": "Race {race} has not finished; its record is published when it ends.",
+    "bad_topic": "Unknown topic {topic!r}.",
+    # limits and the server itself
+    "rate_limited": "Too many messages; wait {retry_after} s.",
+    "busy": "Too many requests are waiting on this connection; wait for their answers.",
+    "internal": "The server failed on this request; it has been logged.",
+}
+
+
+class ProtocolError(ValueError):
+    """A request the server refuses. ``code`` is a key of :data:`ERRORS`;
+    ``fields`` travel in the error message beside ``code`` and ``message``."""
+
+    def __init__(self, code: str, message: str | None = None, **fields: object) -> None:
+        if code not in ERRORS:
+            raise KeyError(f"unknown error code {code!r}")
+        self.code = code
+        self.fields = fields
+        self.message = message or ERRORS[code].format(**fields)
+        super().__init__(self.message)
+
+    def to_message(self, re: int | None = None) -> dict[str, object]:
+        """The ``error`` message for this refusal."""
+        msg: dict[str, object] = {"type": "error", "code": self.code, "message": self.message}
+        if re is not None:
+            msg["re"] = re
+        msg.update((k, v) for k, v in self.fields.items() if k != "detail")
+        return msg
+
+    def __repr__(self) -> str:
+        return f"ProtocolError({self.code!r}, {self.message!r})"

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "terrace"
 FORBIDDEN_IN_CORE = {
-    "asyncio", "socket", "websockets", "redis", "msgpack", "threading", "subprocess",
+    "asyncio", "socket", "websockets", "redis", "threading", "subprocess",
     "server", "client", "bots",
 }  # fmt: skip
 

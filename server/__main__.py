@@ -1,0 +1,47 @@
+"""``terrace-server``: run the race server until SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+
+from . import config as config_module
+from .app import RaceServer
+
+
+async def serve(config: config_module.Config) -> None:
+    server = RaceServer(config)
+    await server.start()
+    host = config.host
+    print(f"terrace-server listening on ws://{host}:{server.port}/ws", flush=True)
+    print(
+        f"  health http://{host}:{server.port}/healthz  metrics http://{host}:{server.port}/metrics",
+        flush=True,
+    )
+    if config.public_url:
+        print(f"  public URL {config.public_url}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    print("terrace-server shutting down: closing connections (1001)", flush=True)
+    await server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    config = config_module.parse(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(serve(config))
+    except OSError as e:  # the port is taken, the host does not exist, ...
+        print(f"terrace-server: cannot listen on {config.host}:{config.port}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Players, accounts and sessions: who is on the other end of a connection.
+
+A registered account has a secret token, shown once and stored only as its
+SHA-256. A guest has no account. Either way a hello opens a *session*, whose
+token lets a dropped player come back to the same identity and races.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from terrace.errors import ProtocolError
+
+from .store import Account, MemoryStore
+
+NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,23}")
+
+
+@dataclass(eq=False)
+class Player:
+    """One identity on the server, registered or guest, with its current connection."""
+
+    id: str
+    name: str
+    kind: str  # "human" | "bot"
+    registered: bool
+    session: str
+    connection: Any = None  # server.connection.Connection while connected
+    race: str | None = None  # the race the player is seated in, until it is over for them
+    queued: Any = None  # the queue key while waiting in matchmaking
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "kind": self.kind, "guest": not self.registered}
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_name(name: str) -> str:
+    if not NAME_RE.fullmatch(name):
+        raise ProtocolError("bad_name")
+    return name
+
+
+class Accounts:
+    """Registers accounts and opens sessions; players live as long as the server."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self._sessions: dict[str, Player] = {}  # session token hash -> player
+        self._players: dict[str, Player] = {}  # player id -> player
+
+    async def register(self, name: str, kind: str) -> tuple[str, Player]:
+        """A new account; returns its token (never stored) and its player."""
+        check_name(name)
+        token = secrets.token_urlsafe(24)
+        account = Account(
+            id="p-" + secrets.token_hex(6),
+            name=name,
+            kind=kind,
+            token_hash=hash_token(token),
+            created_at=int(time.time() * 1000),
+        )
+        if not await self.store.add_account(account):
+            raise ProtocolError("name_taken", name=name)
+        return token, self._open(account.id, account.name, account.kind, registered=True)
+
+    async def hello(self, name: str | None, token: str | None, session: str | None) -> Player:
+        """The player behind a hello: by session, by account token, or a new guest."""
+        if session is not None:
+            player = self._sessions.get(hash_token(session))
+            if player is None:
+                raise ProtocolError("bad_session")
+            return player
+        if token is not None:
+            account = await self.store.account_by_token_hash(hash_token(token))
+            if account is None:
+                raise ProtocolError("bad_token")
+            known = self._players.get(account.id)
+            return known or self._open(account.id, account.name, account.kind, registered=True)
+        guest = check_name(name) if name is not None else "guest-" + secrets.token_hex(3)
+        if await self.store.account_by_name(guest) is not None:
+            raise ProtocolError("name_taken", name=guest)
+        return self._open("g-" + secrets.token_hex(6), guest, "human", registered=False)
+
+    def player(self, player_id: str) -> Player | None:
+        return self._players.get(player_id)
+
+    def _open(self, pid: str, name: str, kind: str, registered: bool) -> Player:
+        session = secrets.token_urlsafe(24)
+        player = Player(id=pid, name=name, kind=kind, registered=registered, session=session)
+        self._sessions[hash_token(session)] = player
+        self._players[pid] = player
+        return player

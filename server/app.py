@@ -1,0 +1,207 @@
+"""The server process: websockets on ``/ws``, plain HTTP ``/healthz`` and ``/metrics``,
+the per-connection read loop with its limits, and graceful shutdown.
+
+Each connection has a reader (decode, rate limit, check, enqueue) and a worker
+that answers its requests in order, so one slow request never blocks reading
+and a flood fills a bounded queue instead of memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed, NegotiationError
+from websockets.http11 import Request, Response
+
+from terrace.errors import ProtocolError
+from terrace.protocol import MSGPACK, SUBPROTOCOLS, check_request, decode, request_id
+
+from .accounts import Accounts
+from .config import Config
+from .connection import Connection
+from .handlers import Handlers
+from .limits import AddressCounter, TokenBucket
+from .lobby import Lobby
+from .metrics import Metrics
+from .store import MemoryStore
+
+log = logging.getLogger("terrace.server")
+
+CLOSE_POLICY = 1008  # too many bad messages, or too many connections from one address
+
+
+class RaceServer:
+    def __init__(self, config: Config, store: MemoryStore | None = None) -> None:
+        self.config = config
+        self.store = store or MemoryStore(config.keep_finished)
+        self.metrics = Metrics()
+        # The lost search (up to ~0.5 s) runs here, never on the event loop.
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="terrace-search")
+        self.accounts = Accounts(self.store)
+        self.lobby = Lobby(config, self.store, self.metrics, self.executor)
+        self.handlers = Handlers(self.accounts, self.lobby)
+        self.addresses = AddressCounter(config.max_conns_per_address)
+        self.connections: set[Connection] = set()
+        self._server: Server | None = None
+        self.port = config.port
+
+    # ----- lifecycle ----------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._server = await serve(
+            self._connection,
+            self.config.host,
+            self.config.port,
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            select_subprotocol=_select_subprotocol,
+            process_request=self._http,
+            compression=None,
+            max_size=self.config.max_frame,
+            max_queue=16,
+        )
+        self.port = next(iter(self._server.sockets)).getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        return self.config.public_url or f"ws://{self.config.host}:{self.port}/ws"
+
+    async def stop(self) -> None:
+        """Stop accepting, close every connection with 1001 (going away), wait for them."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def __aenter__(self) -> RaceServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # ----- plain HTTP ---------------------------------------------------------------
+
+    def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            if self.addresses.full(_address(connection)):
+                return connection.respond(
+                    http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
+                )
+            return None
+        if path == "/healthz":
+            body = {"status": "ok", "connections": len(self.connections), "races": len(self.lobby.races)}
+            return _response(200, json.dumps(body) + "\n", "application/json")
+        if path == "/metrics":
+            self._refresh_gauges()
+            return _response(200, self.metrics.text().decode(), "text/plain; version=0.0.4; charset=utf-8")
+        return connection.respond(http.HTTPStatus.NOT_FOUND, "not found: the websocket endpoint is /ws\n")
+
+    def _refresh_gauges(self) -> None:
+        counts: dict[str, int] = {"open": 0, "countdown": 0, "running": 0}
+        for race in self.lobby.races.values():
+            counts[race.state] = counts.get(race.state, 0) + 1
+        for state, n in counts.items():
+            self.metrics.races.labels(state).set(n)
+
+    # ----- websocket connections ----------------------------------------------------
+
+    async def _connection(self, ws: ServerConnection) -> None:
+        address = _address(ws)
+        if not self.addresses.add(address):
+            await ws.close(CLOSE_POLICY, "too many connections from your address")
+            return
+        conn = Connection(
+            ws, ws.subprotocol or MSGPACK, address, TokenBucket(self.config.rate, self.config.burst)
+        )
+        self.connections.add(conn)
+        self.metrics.connections.inc()
+        pending: asyncio.Queue[dict[str, Any]] = asyncio.Queue(self.config.max_pending)
+        worker = asyncio.create_task(self._work(conn, pending))
+        try:
+            async for frame in ws:
+                if not self._admit(conn, frame, pending):
+                    await ws.close(CLOSE_POLICY, "too many bad or rate-limited messages")
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+            self.connections.discard(conn)
+            self.metrics.connections.dec()
+            self.addresses.remove(address)
+            self.lobby.gone(conn)
+
+    def _admit(self, conn: Connection, frame: bytes | str, pending: asyncio.Queue[dict[str, Any]]) -> bool:
+        """Read one frame into the queue, or answer why not; False when the client must go."""
+        rid: int | None = None
+        try:
+            wait = conn.bucket.take()
+            if wait:
+                raise ProtocolError("rate_limited", retry_after=round(wait, 3))
+            msg = decode(frame, conn.subprotocol)
+            rid = request_id(msg)
+            req = check_request(msg)
+            self.metrics.messages.labels(req["type"]).inc()
+            try:
+                pending.put_nowait(req)
+            except asyncio.QueueFull:
+                raise ProtocolError("busy") from None
+        except ProtocolError as e:
+            self._refuse(conn, e, rid)
+            conn.bad_in_row += 1
+            return conn.bad_in_row <= self.config.max_bad_messages
+        conn.bad_in_row = 0
+        return True
+
+    def _refuse(self, conn: Connection, error: ProtocolError, rid: int | None) -> None:
+        self.metrics.errors.labels(error.code).inc()
+        conn.push(error.to_message(rid))
+
+    async def _work(self, conn: Connection, pending: asyncio.Queue[dict[str, Any]]) -> None:
+        while True:
+            req = await pending.get()
+            try:
+                answer = await self.handlers.handle(conn, req)
+                if answer is not None:
+                    await conn.send(answer)
+            except ProtocolError as e:
+                self._refuse(conn, e, req.get("id"))
+            except ConnectionClosed:
+                return
+            except Exception:
+                log.exception("request %s failed", req.get("type"))
+                self._refuse(conn, ProtocolError("internal"), req.get("id"))
+
+
+def _select_subprotocol(connection: ServerConnection, subprotocols: Any) -> Any:
+    """The client's first offer we speak. A client offering none gets msgpack without the
+    header (naming a protocol it did not offer would fail its handshake); one offering
+    only others gets 400."""
+    for offered in subprotocols:
+        if offered in SUBPROTOCOLS:
+            return offered
+    if subprotocols:
+        raise NegotiationError("unsupported subprotocol; offer one of " + ", ".join(SUBPROTOCOLS))
+    return None
+
+
+def _address(connection: ServerConnection) -> str:
+    remote = connection.remote_address
+    return str(remote[0]) if remote else "?"
+
+
+def _response(status: int, body: str, content_type: str) -> Response:
+    data = body.encode()
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(data)))])
+    return Response(status, http.HTTPStatus(status).phrase, headers, data)

@@ -1,0 +1,279 @@
+"""The lobby: every race that is not over, matchmaking, spectators and lobby subscribers.
+
+It is the races' :class:`~server.race.Outbox`: races tell it what changed and it
+decides who hears about it. Finished races become records in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Iterable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+from terrace.errors import ProtocolError
+
+from .accounts import Player
+from .config import Config
+from .connection import Connection, fan_out
+from .metrics import Metrics
+from .race import Message, Race, RaceRules
+from .store import MemoryStore
+
+log = logging.getLogger("terrace.server")
+
+QueueKey = tuple[str, str, str]  # variant, goal, pool
+
+
+@dataclass
+class _Waiting:
+    players: list[Player] = field(default_factory=list)
+    since: dict[str, float] = field(default_factory=dict)  # player id -> loop time queued
+    timer: asyncio.TimerHandle | None = None
+
+
+class Lobby:
+    def __init__(self, config: Config, store: MemoryStore, metrics: Metrics, executor: Executor) -> None:
+        self.config = config
+        self.store = store
+        self.metrics = metrics
+        self.executor = executor
+        self.races: dict[str, Race] = {}  # races not over yet
+        self._unsaved: dict[str, Message] = {}  # records on their way to the store
+        self._saving: set[asyncio.Task[None]] = set()
+        self.spectators: dict[str, set[Connection]] = {}  # race id -> connections
+        self.subscribers: set[Connection] = set()  # topic "lobby"
+        self.queues: dict[QueueKey, _Waiting] = {}
+
+    # ----- Outbox -------------------------------------------------------------------
+
+    def to_player(self, player: Player, msg: Message) -> None:
+        if player.connection is not None:
+            player.connection.push(msg)
+
+    def to_watchers(self, race: Race, msg: Message) -> None:
+        fan_out(self._audience(race), msg)
+
+    def race_changed(self, race: Race) -> None:
+        fan_out(self._audience(race), {"type": "race", "race": race.summary()})
+
+    def race_over(self, race: Race) -> None:
+        self.races.pop(race.id, None)
+        for conn in self.spectators.pop(race.id, set()):
+            conn.spectating.discard(race.id)
+        if race.state != "finished":
+            return
+        self.metrics.races_finished.inc()
+        record = race.record()
+        self._unsaved[race.id] = record
+        task = asyncio.get_running_loop().create_task(self._save(record))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+        log.info(
+            "race %s finished: %s",
+            race.id,
+            ", ".join(f"{r['place']}. {r['player']['name']}" for r in race.results),
+        )
+
+    async def _save(self, record: Message) -> None:
+        try:
+            await self.store.save_record(record)
+        finally:
+            self._unsaved.pop(record["id"], None)
+
+    def _audience(self, race: Race) -> Iterable[Connection]:
+        conns = {s.player.connection for s in race.seats.values() if s.player.connection is not None}
+        return conns | self.spectators.get(race.id, set()) | self.subscribers
+
+    # ----- races --------------------------------------------------------------------
+
+    def race(self, race_id: str) -> Race:
+        race = self.races.get(race_id)
+        if race is None:
+            raise ProtocolError("no_race", race=race_id)
+        return race
+
+    def _new_race(self, rules: RaceRules, creator: Player | None) -> Race:
+        race_id = secrets.token_hex(4)
+        while race_id in self.races:
+            race_id = secrets.token_hex(4)
+        race = Race(
+            race_id,
+            rules,
+            self,
+            self.executor,
+            creator=creator,
+            countdown=self.config.countdown,
+            grace=self.config.grace,
+            standings_interval=self.config.standings_interval,
+            on_move=self._moved,
+        )
+        self.races[race_id] = race
+        return race
+
+    def _moved(self, seconds: float) -> None:
+        self.metrics.moves.inc()
+        self.metrics.move_seconds.observe(seconds)
+
+    def _free(self, player: Player) -> None:
+        if player.race is not None and player.race in self.races:
+            raise ProtocolError("already_in_race", race=player.race)
+        if player.queued is not None:
+            raise ProtocolError("already_queued")
+
+    def create(self, player: Player, req: dict[str, Any]) -> Race:
+        c = self.config
+        variant = req["variant"]
+        goal = req.get("goal", "clear" if variant == "louis" else "terrace")
+        if variant == "louis" and goal != "clear":
+            raise ProtocolError("bad_goal", variant=variant)
+        seats = req.get("seats", 2)
+        if seats > c.max_seats:
+            raise ProtocolError("bad_field", field="seats", detail=f"must be at most {c.max_seats}")
+        time_limit = req.get("time_limit", c.default_time_limit)
+        if time_limit > c.max_time_limit:
+            raise ProtocolError("bad_field", field="time_limit", detail=f"must be at most {c.max_time_limit}")
+        joining = req.get("join", True)
+        if joining:
+            self._free(player)
+        rules = RaceRules(
+            variant, goal, seats, time_limit, req.get("entry", "all"), req.get("start", "manual")
+        )
+        if joining and not rules.admits(player):
+            raise ProtocolError("entry_refused", race="(new)", entry=rules.entry)
+        race = self._new_race(rules, player)
+        log.info("race %s created by %s: %s %s, %d seats", race.id, player.name, variant, goal, seats)
+        if joining:
+            race.seat(player)
+        else:
+            self.race_changed(race)
+        return race
+
+    def join(self, player: Player, race_id: str) -> Race:
+        race = self.race(race_id)
+        if race.id == player.race:
+            raise ProtocolError("already_in_race", race=race.id)
+        self._free(player)
+        race.seat(player)
+        return race
+
+    def leave(self, player: Player, race_id: str) -> None:
+        race = self.race(race_id)
+        if player.id not in race.seats:
+            raise ProtocolError("not_in_race", race=race_id)
+        race.unseat(player)
+
+    def start(self, player: Player, race_id: str) -> Race:
+        race = self.race(race_id)
+        if race.creator is not player:
+            raise ProtocolError("not_creator", race=race_id)
+        race.begin()
+        return race
+
+    def listing(self) -> list[Message]:
+        return [r.summary() for r in self.races.values()]
+
+    async def record(self, race_id: str) -> Message:
+        record = self._unsaved.get(race_id) or await self.store.record(race_id)
+        if record is not None:
+            return record
+        if race_id in self.races:
+            raise ProtocolError("not_finished", race=race_id)
+        raise ProtocolError("no_race", race=race_id)
+
+    # ----- matchmaking --------------------------------------------------------------
+
+    def queue(self, player: Player, variant: str, goal: str | None, pool: str) -> tuple[QueueKey, int]:
+        goal = goal or ("clear" if variant == "louis" else "terrace")
+        if variant == "louis" and goal != "clear":
+            raise ProtocolError("bad_goal", variant=variant)
+        if pool != "all" and (pool == "humans") != (player.kind == "human"):
+            raise ProtocolError("entry_refused", race="(queue)", entry=pool)
+        self._free(player)
+        key = (variant, goal, pool)
+        waiting = self.queues.setdefault(key, _Waiting())
+        loop = asyncio.get_running_loop()
+        waiting.players.append(player)
+        waiting.since[player.id] = loop.time()
+        player.queued = key
+        position = len(waiting.players)
+        self._queue_check(key)
+        return key, position
+
+    def unqueue(self, player: Player) -> None:
+        key = player.queued
+        if key is None:
+            raise ProtocolError("not_queued")
+        waiting = self.queues[key]
+        waiting.players.remove(player)
+        waiting.since.pop(player.id, None)
+        player.queued = None
+        if not waiting.players:
+            if waiting.timer is not None:
+                waiting.timer.cancel()
+            del self.queues[key]
+
+    def _match(self, key: QueueKey) -> None:
+        waiting = self.queues.get(key)
+        if waiting is None:
+            return
+        if waiting.timer is not None:
+            waiting.timer.cancel()
+            waiting.timer = None
+        if len(waiting.players) < 2:
+            return
+        group = waiting.players[: self.config.queue_seats]
+        for p in group:
+            self.unqueue(p)
+        variant, goal, pool = key
+        rules = RaceRules(variant, goal, len(group), self.config.default_time_limit, pool, "full")
+        race = self._new_race(rules, None)
+        log.info("queue matched %s into race %s", ", ".join(p.name for p in group), race.id)
+        for p in group:
+            race.seat(p)  # the last seat fills the race, which starts the countdown
+        if key in self.queues:  # more waited than one race holds
+            self._queue_check(key)
+
+    def _queue_check(self, key: QueueKey) -> None:
+        """Match a full group now, or set the timer for the wait once two are waiting."""
+        waiting = self.queues[key]
+        if len(waiting.players) >= self.config.queue_seats:
+            self._match(key)
+        elif len(waiting.players) >= 2 and waiting.timer is None:
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, min(waiting.since.values()) + self.config.queue_wait - loop.time())
+            waiting.timer = loop.call_later(delay, self._match, key)
+
+    # ----- watching -----------------------------------------------------------------
+
+    def spectate(self, conn: Connection, race_id: str) -> Race:
+        race = self.race(race_id)
+        self.spectators.setdefault(race_id, set()).add(conn)
+        conn.spectating.add(race_id)
+        return race
+
+    def unspectate(self, conn: Connection, race_id: str) -> None:
+        self.spectators.get(race_id, set()).discard(conn)
+        conn.spectating.discard(race_id)
+
+    def gone(self, conn: Connection) -> None:
+        """A connection closed: it stops watching; its player is away from races and queue."""
+        for race_id in list(conn.spectating):
+            self.unspectate(conn, race_id)
+        self.subscribers.discard(conn)
+        player = conn.player
+        if player is None or player.connection is not conn:
+            return
+        player.connection = None
+        if player.queued is not None:
+            self.unqueue(player)
+        if player.race is not None and player.race in self.races:
+            self.races[player.race].disconnected(player)
+
+    def resume(self, player: Player) -> list[Message]:
+        if player.race is None or player.race not in self.races:
+            return []
+        return self.races[player.race].resume(player)

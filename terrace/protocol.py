@@ -1,0 +1,168 @@
+"""Protocol v1 as plain data: subprotocols, the frame codec and request schemas.
+
+Sans-I/O: bytes or text in, a checked message dict out, and back. The server,
+the client and the bots all read and write frames through this module, so the
+two encodings and the rules for fields live in one place (PROTOCOL.md is the
+prose reference).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import msgpack
+
+from .errors import ProtocolError
+from .variants import VARIANTS
+
+MSGPACK = "terrace.v1.msgpack"
+JSON = "terrace.v1.json"
+SUBPROTOCOLS = (MSGPACK, JSON)  # the first is the default
+
+Message = dict[str, Any]
+Frame = bytes | str
+
+GOALS = ("terrace", "clear")
+ENTRIES = ("all", "humans", "bots")
+POOLS = ENTRIES
+KINDS = ("human", "bot")
+START_MODES = ("manual", "full")
+TOPICS = ("lobby",)
+
+
+class Field(NamedTuple):
+    """What one request field may hold."""
+
+    kind: type | tuple[type, ...]
+    required: bool = False
+    choices: tuple[Any, ...] | None = None
+    low: int | None = None  # ints: smallest allowed; str: shortest length
+    high: int | None = None  # ints: largest allowed; str: longest length
+
+
+_ID = Field(str, True, low=1, high=64)
+_NAME = Field(str, low=1, high=64)  # name rules are the server's, with their own error
+_TOKEN = Field(str, low=1, high=128)
+
+# type -> fields. Unknown fields are ignored; known fields with the wrong type are refused.
+REQUESTS: dict[str, dict[str, Field]] = {
+    "hello": {"name": _NAME, "token": _TOKEN, "session": _TOKEN},
+    "register": {"name": Field(str, True, low=1, high=64), "kind": Field(str, choices=KINDS)},
+    "races": {},
+    "create": {
+        "variant": Field(str, True, choices=tuple(VARIANTS)),
+        "goal": Field(str, choices=GOALS),
+        "seats": Field(int, low=1, high=64),
+        "time_limit": Field(int, low=1, high=86_400),
+        "entry": Field(str, choices=ENTRIES),
+        "start": Field(str, choices=START_MODES),
+        "join": Field(bool),
+    },
+    "join": {"race": _ID},
+    "leave": {"race": _ID},
+    "start": {"race": _ID},
+    "queue": {
+        "variant": Field(str, True, choices=tuple(VARIANTS)),
+        "goal": Field(str, choices=GOALS),
+        "pool": Field(str, choices=POOLS),
+    },
+    "unqueue": {},
+    "move": {"race": _ID, "seq": Field(int, True, low=1, high=2**31), "move": Field(str, True, high=64)},
+    "resign": {"race": _ID},
+    "spectate": {"race": _ID},
+    "unspectate": {"race": _ID},
+    "subscribe": {"topic": Field(str, True, choices=TOPICS)},
+    "unsubscribe": {"topic": Field(str, True, choices=TOPICS)},
+    "record": {"race": _ID},
+    "ping": {},
+}
+
+
+def encode(message: Mapping[str, Any], subprotocol: str = MSGPACK) -> Frame:
+    """One frame: msgpack bytes, or JSON text for the JSON subprotocol."""
+    if subprotocol == JSON:
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return msgpack.packb(message)  # type: ignore[no-any-return]
+
+
+def decode(frame: Frame, subprotocol: str = MSGPACK) -> Message:
+    """The message map in ``frame``; raises ``ProtocolError("bad_message")``."""
+    try:
+        if subprotocol == JSON:
+            if not isinstance(frame, str):
+                raise ProtocolError("bad_message", detail="this subprotocol takes JSON in text frames")
+            data = json.loads(frame)
+        else:
+            if not isinstance(frame, bytes):
+                raise ProtocolError("bad_message", detail="this subprotocol takes msgpack in binary frames")
+            data = msgpack.unpackb(frame)
+    except ProtocolError:
+        raise
+    except (ValueError, RecursionError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as e:
+        raise ProtocolError(
+            "bad_message", detail=f"not valid {_codec(subprotocol)} ({type(e).__name__})"
+        ) from e
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", detail="a message is a map")
+    return data
+
+
+def _codec(subprotocol: str) -> str:
+    return "JSON" if subprotocol == JSON else "msgpack"
+
+
+def request_id(message: Mapping[str, Any]) -> int | None:
+    """The request's ``id`` if it is a usable one (an integer), else None."""
+    rid = message.get("id")
+    return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
+
+
+def check_request(message: Mapping[str, Any]) -> Message:
+    """A request with its type, id and known fields checked; unknown fields dropped.
+
+    Raises :class:`ProtocolError` (``bad_message``, ``unknown_type``, ``bad_field``).
+    """
+    kind = message.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", detail="a message needs a string 'type'")
+    if kind not in REQUESTS:
+        raise ProtocolError("unknown_type", type=kind[:40])
+    if "id" in message and request_id(message) is None:
+        raise ProtocolError("bad_field", field="id", detail="must be an integer")
+    out: Message = {"type": kind}
+    if "id" in message:
+        out["id"] = message["id"]
+    for name, field in REQUESTS[kind].items():
+        if name not in message or message[name] is None:
+            if field.required:
+                raise ProtocolError("bad_field", field=name, detail="is required")
+            continue
+        out[name] = _checked(name, message[name], field)
+    return out
+
+
+def _checked(name: str, value: Any, field: Field) -> Any:
+    kinds = field.kind if isinstance(field.kind, tuple) else (field.kind,)
+    if isinstance(value, bool) and bool not in kinds:  # bool is an int in Python, not on the wire
+        raise ProtocolError("bad_field", field=name, detail=f"must be {_kind_name(kinds)}")
+    if not isinstance(value, kinds):
+        raise ProtocolError("bad_field", field=name, detail=f"must be {_kind_name(kinds)}")
+    if field.choices is not None and value not in field.choices:
+        raise ProtocolError(
+            "bad_field", field=name, detail=f"must be one of {', '.join(map(str, field.choices))}"
+        )
+    size = len(value) if isinstance(value, str) else value if isinstance(value, int) else None
+    if size is not None and not isinstance(value, bool):
+        unit = " characters" if isinstance(value, str) else ""
+        if field.low is not None and size < field.low:
+            raise ProtocolError("bad_field", field=name, detail=f"must be at least {field.low}{unit}")
+        if field.high is not None and size > field.high:
+            raise ProtocolError("bad_field", field=name, detail=f"must be at most {field.high}{unit}")
+    return value
+
+
+def _kind_name(kinds: tuple[type, ...]) -> str:
+    names = {bool: "a boolean", int: "an integer", str: "a string", list: "a list", dict: "a map"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
