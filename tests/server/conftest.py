@@ -1,0 +1,68 @@
+"""Fixtures for server tests: a real server on a free port and real websocket clients."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from server.app import RaceServer
+from server.config import Config
+from terrace.protocol import MSGPACK
+
+from .wire import Client
+
+# Fast clocks so races start and end within a test.
+FAST = Config(host="127.0.0.1", port=0, countdown=0.05, grace=0.5, queue_wait=0.3, standings_interval=0.01)
+
+
+@pytest.fixture
+def config() -> Config:
+    """Override in a test module (or use ``make_server``) for other settings."""
+    return FAST
+
+
+@pytest.fixture
+async def server(config: Config) -> AsyncIterator[RaceServer]:
+    async with RaceServer(config) as srv:
+        yield srv
+
+
+@pytest.fixture
+async def make_server() -> AsyncIterator[Callable[..., Awaitable[RaceServer]]]:
+    started: list[RaceServer] = []
+
+    async def make(**changes: Any) -> RaceServer:
+        srv = RaceServer(dataclasses.replace(FAST, **changes))
+        await srv.start()
+        started.append(srv)
+        return srv
+
+    yield make
+    for srv in started:
+        await srv.stop()
+
+
+@pytest.fixture
+async def connect(server: RaceServer) -> AsyncIterator[Callable[..., Awaitable[Client]]]:
+    """``await connect(subprotocol=..., name=...)``: a client, welcomed as a guest when named."""
+    clients: list[Client] = []
+
+    async def open_(
+        subprotocol: str | None = MSGPACK, name: str | None = None, srv: RaceServer | None = None
+    ) -> Client:
+        c = await Client.open((srv or server).url, subprotocol)
+        clients.append(c)
+        if name is not None:
+            welcome = await c.request("hello", name=name)
+            assert welcome["type"] == "welcome", welcome
+            c.player = welcome["player"]  # type: ignore[attr-defined]
+            c.session = welcome["session"]  # type: ignore[attr-defined]
+        return c
+
+    yield open_
+    for c in clients:
+        if not c.closed.done():
+            await c.close()
