@@ -93,6 +93,12 @@ class Accounts:
     def player(self, player_id: str) -> Player | None:
         return self._players.get(player_id)
 
+    def forget(self, player: Player) -> None:
+        """Drop a guest that left with nothing to come back to (accounts stay known)."""
+        if not player.registered:
+            self._sessions.pop(hash_token(player.session), None)
+            self._players.pop(player.id, None)
+
     def _open(self, pid: str, name: str, kind: str, registered: bool) -> Player:
         session = secrets.token_urlsafe(24)
         player = Player(id=pid, name=name, kind=kind, registered=registered, session=session)

@@ -141,6 +141,9 @@ class RaceServer:
             self.metrics.connections.dec()
             self.addresses.remove(address)
             self.lobby.gone(conn)
+            player = conn.player
+            if player is not None and player.connection is None and player.race is None:
+                self.accounts.forget(player)
 
     def _admit(self, conn: Connection, frame: bytes | str, pending: asyncio.Queue[dict[str, Any]]) -> bool:
         """Read one frame into the queue, or answer why not; False when the client must go."""

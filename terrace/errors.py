@@ -111,7 +111,6 @@ ERRORS: dict[str, str] = {
     "seq_conflict": "seq {seq} was already used for the move {move!r}.",
     "illegal_move": "The rules refuse that move.",
     "not_finished": "Race {race} has not finished; its record is published when it ends.",
-    "bad_topic": "Unknown topic {topic!r}.",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
     "busy": "Too many requests are waiting on this connection; wait for their answers.",

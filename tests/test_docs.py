@@ -33,3 +33,40 @@ def test_readme_names_the_test_command_that_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     readme = (ROOT / "README.md").read_text()
     assert "-m pytest" in ci and "pip install -e '.[test]'" in readme and "python -m pytest" in readme
+
+
+def _protocol_doc() -> str:
+    return (ROOT / "PROTOCOL.md").read_text()
+
+
+def test_protocol_reference_documents_every_error_code() -> None:
+    from terrace.errors import ERRORS
+
+    documented = set(re.findall(r"^\| `([a-z_]+)` \|", _protocol_doc(), re.M))
+    assert set(ERRORS) <= documented, set(ERRORS) - documented
+
+
+def test_protocol_reference_documents_every_request_and_its_fields() -> None:
+    from terrace.protocol import REQUESTS
+
+    doc = _protocol_doc().split("### Requests at a glance", 1)[1].split("\n## ", 1)[0]
+    for kind, fields in REQUESTS.items():
+        row = re.search(rf"^\| `{kind}` \| (.*?) \|", doc, re.M)
+        assert row, f"request {kind} missing from the table"
+        for name in fields:
+            assert f"`{name}" in row.group(1), f"{kind}.{name} missing from the table"
+
+
+def test_protocol_reference_json_examples_without_placeholders_parse() -> None:
+    import json
+
+    decoder = json.JSONDecoder()
+    blocks = re.findall(r"```json\n(.*?)```", _protocol_doc(), re.S)
+    complete = [b for b in blocks if "<" not in b and "..." not in b and "{...}" not in b and "->" not in b]
+    assert len(complete) >= 5
+    for block in complete:
+        text, at = block.strip(), 0
+        while at < len(text):
+            _, at = decoder.raw_decode(text, at)
+            while at < len(text) and text[at].isspace():
+                at += 1
