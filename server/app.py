@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import http
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -97,13 +99,15 @@ class RaceServer:
                     http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
                 )
             return None
+        if path == "/":
+            return _response(200, _page(), "text/html; charset=utf-8")
         if path == "/healthz":
             body = {"status": "ok", "connections": len(self.connections), "races": len(self.lobby.races)}
             return _response(200, json.dumps(body) + "\n", "application/json")
         if path == "/metrics":
             self._refresh_gauges()
             return _response(200, self.metrics.text().decode(), "text/plain; version=0.0.4; charset=utf-8")
-        return connection.respond(http.HTTPStatus.NOT_FOUND, "not found: the websocket endpoint is /ws\n")
+        return connection.respond(http.HTTPStatus.NOT_FOUND, "not found: try /, /ws, /healthz or /metrics\n")
 
     def _refresh_gauges(self) -> None:
         counts: dict[str, int] = {"open": 0, "countdown": 0, "running": 0}
@@ -202,6 +206,12 @@ def _select_subprotocol(connection: ServerConnection, subprotocols: Any) -> Any:
 def _address(connection: ServerConnection) -> str:
     remote = connection.remote_address
     return str(remote[0]) if remote else "?"
+
+
+@functools.cache
+def _page() -> str:
+    """The live lobby page: plain HTML and JS over the JSON subprotocol."""
+    return resources.files("server").joinpath("static/index.html").read_text(encoding="utf-8")
 
 
 def _response(status: int, body: str, content_type: str) -> Response:
