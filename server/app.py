@@ -14,7 +14,8 @@ import functools
 import http
 import json
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
 from typing import Any
 
@@ -45,8 +46,11 @@ class RaceServer:
         self.config = config
         self.store = store or MemoryStore(config.keep_finished)
         self.metrics = Metrics()
-        # The lost search (up to ~0.5 s) runs here, never on the event loop.
-        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="terrace-search")
+        # The lost search (up to ~0.5 s of pure Python) runs in worker processes, so it
+        # holds neither the event loop nor its GIL; workers start on the first search.
+        self.executor = ProcessPoolExecutor(
+            config.search_workers, mp_context=multiprocessing.get_context("forkserver")
+        )
         self.accounts = Accounts(self.store)
         self.lobby = Lobby(config, self.store, self.metrics, self.executor)
         self.handlers = Handlers(self.accounts, self.lobby)
@@ -80,7 +84,7 @@ class RaceServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        await asyncio.to_thread(self.executor.shutdown, wait=True, cancel_futures=True)
 
     async def __aenter__(self) -> RaceServer:
         await self.start()
@@ -153,11 +157,11 @@ class RaceServer:
         """Read one frame into the queue, or answer why not; False when the client must go."""
         rid: int | None = None
         try:
+            msg = decode(frame, conn.subprotocol)  # first, so a refusal can name the request's id
+            rid = request_id(msg)
             wait = conn.bucket.take()
             if wait:
                 raise ProtocolError("rate_limited", retry_after=round(wait, 3))
-            msg = decode(frame, conn.subprotocol)
-            rid = request_id(msg)
             req = check_request(msg)
             self.metrics.messages.labels(req["type"]).inc()
             try:

@@ -21,7 +21,7 @@ class Config:
     # limits
     max_frame: int = 65_536  # bytes per websocket message; larger closes with 1009
     rate: float = 200.0  # messages per second per connection (token bucket refill)
-    burst: int = 200  # token bucket size
+    burst: int = 1_000  # token bucket size: a whole game's moves at full speed
     max_conns_per_address: int = 128
     max_pending: int = 32  # requests waiting on one connection before `busy`
     max_bad_messages: int = 20  # bad or refused-by-rate messages in a row before close 1008
@@ -35,6 +35,7 @@ class Config:
     queue_wait: float = 10.0  # start a queue group of two or more after the oldest waited this long
     standings_interval: float = 0.1  # standings pushes are coalesced over this window
     keep_finished: int = 1_000  # finished race records kept in memory
+    search_workers: int = 2  # processes for the lost-game search
 
     @property
     def url(self) -> str:
@@ -60,6 +61,7 @@ _HELP = {
     "queue_wait": "seconds the queue waits for a full race before starting one of two or more",
     "standings_interval": "seconds over which standings pushes are coalesced",
     "keep_finished": "finished race records kept in memory",
+    "search_workers": "worker processes for the lost-game search (kept off the event loop)",
 }
 
 

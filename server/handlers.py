@@ -42,7 +42,7 @@ class Handlers:
     async def handle(self, conn: Connection, req: dict[str, Any]) -> Message | None:
         kind = req["type"]
         if conn.player is None and kind not in ANONYMOUS:
-            raise ProtocolError("hello_first", type=kind)
+            raise ProtocolError("hello_first", request=kind)
         answer = await self.table[kind](conn, req)
         if answer is not None and "id" in req:
             answer.setdefault("re", req["id"])
@@ -97,7 +97,7 @@ class Handlers:
     # ----- lobby --------------------------------------------------------------------
 
     async def on_races(self, conn: Connection, req: dict[str, Any]) -> Message:
-        finished = [_brief(r) for r in await self.lobby.store.recent_records(20)]
+        finished = [_brief(r) for r in await self.lobby.recent(20)]
         return {"type": "races", "races": self.lobby.listing(), "finished": finished}
 
     async def on_create(self, conn: Connection, req: dict[str, Any]) -> Message:
@@ -129,9 +129,14 @@ class Handlers:
 
     # ----- racing -------------------------------------------------------------------
 
-    async def on_move(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_move(self, conn: Connection, req: dict[str, Any]) -> None:
         race = await self._race_of(req["race"])
-        return await race.move(self._player(conn), req["seq"], req["move"], req.get("id"))
+        player = self._player(conn)
+        answer = await race.move(player, req["seq"], req["move"], req.get("id"))
+        try:
+            await conn.send(answer)
+        finally:  # the answer goes out before the standings or `finished` it causes
+            race.conclude(player)
 
     async def on_resign(self, conn: Connection, req: dict[str, Any]) -> Message:
         (await self._race_of(req["race"])).resign(self._player(conn))

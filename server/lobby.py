@@ -143,7 +143,7 @@ class Lobby:
             variant, goal, seats, time_limit, req.get("entry", "all"), req.get("start", "manual")
         )
         if joining and not rules.admits(player):
-            raise ProtocolError("entry_refused", race="(new)", entry=rules.entry)
+            raise ProtocolError("entry_refused", entry=rules.entry)
         race = self._new_race(rules, player)
         log.info("race %s created by %s: %s %s, %d seats", race.id, player.name, variant, goal, seats)
         if joining:
@@ -176,6 +176,12 @@ class Lobby:
     def listing(self) -> list[Message]:
         return [r.summary() for r in self.races.values()]
 
+    async def recent(self, n: int) -> list[Message]:
+        """The last ``n`` finished races' records, newest first (saved or on their way)."""
+        saved = await self.store.recent_records(n)
+        unsaved = [r for r in reversed(self._unsaved.values()) if r["id"] not in {s["id"] for s in saved}]
+        return (unsaved + saved)[:n]
+
     async def record(self, race_id: str) -> Message:
         record = self._unsaved.get(race_id) or await self.store.record(race_id)
         if record is not None:
@@ -191,7 +197,7 @@ class Lobby:
         if variant == "louis" and goal != "clear":
             raise ProtocolError("bad_goal", variant=variant)
         if pool != "all" and (pool == "humans") != (player.kind == "human"):
-            raise ProtocolError("entry_refused", race="(queue)", entry=pool)
+            raise ProtocolError("pool_refused", pool=pool)
         self._free(player)
         key = (variant, goal, pool)
         waiting = self.queues.setdefault(key, _Waiting())

@@ -9,6 +9,7 @@ the race ends. The race talks to the world through an :class:`Outbox`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -23,6 +24,8 @@ from terrace.errors import ProtocolError
 from .accounts import Player
 
 Message = dict[str, Any]
+
+log = logging.getLogger("terrace.server")
 
 # Why a player stopped racing.
 GOAL, STUCK, RESIGNED, DISCONNECTED, TIME = "goal", "stuck", "resigned", "disconnected", "time"
@@ -52,6 +55,7 @@ class Seat:
     finish_ms: int | None = None  # race time when the player finished
     last_home_ms: int | None = None  # race time of the last card put on a foundation
     connected: bool = True
+    finishing: tuple[str, int] | None = None  # a finish the last answer announced, until concluded
     grace: asyncio.TimerHandle | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -303,9 +307,7 @@ class Race:
                 raise ProtocolError("illegal_move", e.message, reason=e.code, move=text) from None
             at = self.elapsed_ms()
             if game.quick_status() is None:  # only the lost search can tell: keep it off the loop
-                snapshot = game.copy()
-                status = await asyncio.get_running_loop().run_in_executor(self.executor, _status_of, snapshot)
-                game.settle(status)
+                game.settle(await self._search(game))
             events = game.last_events
             if any(e["type"] == "home" for e in events):
                 seat.last_home_ms = at
@@ -326,13 +328,33 @@ class Race:
                 if finish is not None:
                     answer["finish"] = finish
             seat.last_answer = answer
+            seat.finishing = (answer["finish"], at) if "finish" in answer else None
             if self.on_move is not None:
                 self.on_move(time.perf_counter() - t0)
-            if answer.get("finish") is not None:
-                self._finish(seat, answer["finish"], at)
-            else:
-                self._standings_soon()
             return {**answer, "re": re} if re is not None else answer
+
+    def conclude(self, player: Player) -> None:
+        """After a ``moved`` answer is sent: finish its player if it said so, and
+        update standings. Split from :meth:`move` so the player reads their last
+        answer before the ``finished`` push it may cause."""
+        seat = self.seats.get(player.id)
+        if seat is None or self.state != "running":
+            return
+        finishing, seat.finishing = seat.finishing, None
+        if finishing is not None and seat.finish is None:
+            self._finish(seat, *finishing)
+        else:
+            self._standings_soon()
+
+    async def _search(self, game: Game) -> str:
+        """The lost search on a copy, in the executor; here (blocking) if the executor fails,
+        because the move is already applied and must get its answer."""
+        snapshot = game.copy()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, _status_of, snapshot)
+        except Exception:
+            log.exception("lost search failed in the executor; searching on the event loop")
+            return snapshot.status
 
     def _reached(self, seat: Seat) -> str | None:
         game = seat.game

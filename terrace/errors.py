@@ -85,10 +85,10 @@ class ReplayError(IllegalMove):
 ERRORS: dict[str, str] = {
     # reading messages
     "bad_message": "Cannot read that message: {detail}.",
-    "unknown_type": "Unknown message type {type!r}.",
+    "unknown_type": "Unknown message type {request!r}.",
     "bad_field": "Field {field!r} {detail}.",
     # accounts and sessions
-    "hello_first": "Say hello (or register) before {type!r}.",
+    "hello_first": "Say hello (or register) before {request!r}.",
     "already_welcomed": "This connection is already welcomed as {name!r}.",
     "bad_name": "A name is 2 to 24 characters: letters, digits, '-' or '_', starting with a letter.",
     "name_taken": "The name {name!r} is taken.",
@@ -99,7 +99,8 @@ ERRORS: dict[str, str] = {
     "bad_goal": "Variant {variant!r} has only the goal 'clear'.",
     "race_full": "Race {race} is full.",
     "race_started": "Race {race} has already started.",
-    "entry_refused": "Race {race} is open to {entry} only.",
+    "entry_refused": "That race is open to {entry} only.",
+    "pool_refused": "The {pool} queue is for {pool} only.",
     "already_in_race": "You are already in race {race}; leave it first.",
     "already_queued": "You are already waiting in the queue.",
     "not_queued": "You are not waiting in the queue.",
@@ -135,7 +136,7 @@ class ProtocolError(ValueError):
         msg: dict[str, object] = {"type": "error", "code": self.code, "message": self.message}
         if re is not None:
             msg["re"] = re
-        msg.update((k, v) for k, v in self.fields.items() if k != "detail")
+        msg.update((k, v) for k, v in self.fields.items() if k not in msg and k != "detail")
         return msg
 
     def __repr__(self) -> str:

@@ -248,13 +248,12 @@ class FamilyGame(Game):
 
     # ----- views -----------------------------------------------------------------------
 
-    def view(self) -> dict[str, Any]:
+    def _board(self) -> dict[str, Any]:
         p = self._places
         names = [[NAME[c] for c in pl] for pl in p]
         return {
             "variant": self.variant.id,
             "phase": self.phase,
-            "status": self.status,
             "base": None if self._base is None else RANKS[self._base - 1],
             "terrace": names[T],
             "foundations": {PLACE_NAMES[f]: names[f] for f in FOUNDATIONS},
@@ -265,7 +264,6 @@ class FamilyGame(Game):
             "terrace_free": self._terrace_free(),
             "score": self.score,
             "terrace_left": self.terrace_left,
-            "moves": len(self._history),
         }
 
     def __str__(self) -> str:

@@ -4,6 +4,7 @@ A game keeps its cards in *places* (lists of card ids, bottom to top), each
 with a name used by the notation. A move is a pair of place indices
 (source, target); engines subclass :class:`Game` and supply the rule hooks:
 
+- ``_board()``: the position as the player sees it (the view without status and moves);
 - ``_generate()``: every legal move of the current position;
 - ``_is_progress(move)``: RULES.md section 5's progress moves;
 - ``_apply(move)``: carry a legal move out, returning its events;
@@ -35,6 +36,9 @@ _UNTELLING = frozenset({"foundation_suit", "not_base_rank", "foundation_complete
 # RULES.md section 5: past this many distinct positions the game counts as playing.
 SEARCH_LIMIT = 20_000
 
+# Lost-search results a game remembers before it starts afresh.
+MEMO_SIZE = 4096
+
 # No move is longer than "10h -> F1"; longer text is refused before any parsing.
 MAX_MOVE_TEXT = 24
 
@@ -65,6 +69,10 @@ class Game:
         self._status: str | None = None
         self._events: list[Event] = []
         self.searched = 0  # positions visited by the last lost search (for benchmarks)
+        # Lost-search results by position. Status depends only on what the view shows
+        # (the stock matters by its count alone), so the view is an exact key; a player
+        # shuffling cards back and forth revisits positions and pays for each search once.
+        self._memo: dict[str, str] = {}
 
     # ----- public API -------------------------------------------------------------
 
@@ -115,6 +123,8 @@ class Game:
                 self._status = "won"
             elif any(self._is_progress(m) for m in self._legal_pairs()):
                 self._status = "playing"
+            else:
+                self._status = self._memo.get(self._memo_key())
         return self._status
 
     def settle(self, status: str) -> None:
@@ -122,6 +132,7 @@ class Game:
         if status not in ("playing", "won", "lost"):
             raise ValueError(f"not a status: {status!r}")
         self._status = status
+        self._remember(status)
 
     @property
     def score(self) -> int:
@@ -154,7 +165,7 @@ class Game:
 
     def view(self) -> dict[str, Any]:
         """JSON-safe plain data of what the player may see (docs/ENGINE.md, Views)."""
-        raise NotImplementedError
+        return {**self._board(), "status": self.status, "moves": len(self._history)}
 
     def move_name(self, move: Move) -> str:
         return f"{self.place_names[move[0]]}-{self.place_names[move[1]]}"
@@ -167,6 +178,10 @@ class Game:
         )
 
     # ----- rule hooks (engines override) --------------------------------------------
+
+    def _board(self) -> dict[str, Any]:
+        """The view without status and move count: the position as the player sees it."""
+        raise NotImplementedError
 
     def _generate(self) -> list[Move]:
         raise NotImplementedError
@@ -294,8 +309,25 @@ class Game:
         legal = self._legal_pairs()
         if any(self._is_progress(m) for m in legal):
             return "playing"
-        reachable = self._progress_reachable(legal)
-        return "lost" if reachable is False else "playing"
+        known = self._memo.get(self._memo_key())
+        if known is not None:
+            return known
+        status = "lost" if self._progress_reachable(legal) is False else "playing"
+        self._remember(status)
+        return status
+
+    def _memo_key(self) -> str:
+        return repr(self._board())
+
+    def _remember(self, status: str) -> None:
+        if len(self._memo) >= MEMO_SIZE:
+            self._memo.clear()
+        self._memo[self._memo_key()] = status
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_memo"] = {}  # a pickled copy (sent to a search worker) travels light
+        return state
 
     def _progress_reachable(self, legal: Sequence[Move]) -> bool | None:
         """Depth-first over shuffle moves: True if a progress move becomes legal,

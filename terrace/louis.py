@@ -262,13 +262,12 @@ class LouisGame(Game):
 
     # ----- views -----------------------------------------------------------------------
 
-    def view(self) -> dict[str, Any]:
+    def _board(self) -> dict[str, Any]:
         p = self._places
         dealing = bool(p[S])
         return {
             "variant": self.variant.id,
             "phase": self.phase,
-            "status": self.status,
             "deal": self._deal_no,
             "deals_left": self.variant.deals - self._deal_no,
             "foundations": {PLACE_NAMES[f]: [NAME[c] for c in p[f]] for f in self.foundation_places},
@@ -279,7 +278,6 @@ class LouisGame(Game):
             "live": PLACE_NAMES[self._live] if self._live is not None else None,
             "score": self.score,
             "terrace_left": 0,
-            "moves": len(self._history),
         }
 
     def __str__(self) -> str:

@@ -128,7 +128,7 @@ def check_request(message: Mapping[str, Any]) -> Message:
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", detail="a message needs a string 'type'")
     if kind not in REQUESTS:
-        raise ProtocolError("unknown_type", type=kind[:40])
+        raise ProtocolError("unknown_type", request=kind[:40])
     if "id" in message and request_id(message) is None:
         raise ProtocolError("bad_field", field="id", detail="must be an integer")
     out: Message = {"type": kind}

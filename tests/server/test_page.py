@@ -17,4 +17,4 @@ async def test_root_serves_the_live_lobby_page_over_the_json_subprotocol(server:
     assert '"terrace.v1.json"' in page
     assert 'type: "subscribe"' in page and 'topic: "lobby"' in page
     # it shows standings and summaries only: no request that could carry cards
-    assert "type: \"move\"" not in page and "msg.view" not in page
+    assert 'type: "move"' not in page and "msg.view" not in page

@@ -107,3 +107,34 @@ def test_a_lost_game_still_accepts_its_shuffle_moves() -> None:
     assert g.status == "lost"
     g.play("1-2")
     assert g.status == "lost" and g.last_events[-1] == {"type": "game_over", "status": "lost"}
+
+
+def test_a_revisited_position_reuses_its_search_result() -> None:
+    # 5c shuttles between the 6h and the 6d while the Ah waits under it: every
+    # position needs the search, and going back and forth revisits two positions.
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "9s"], 2: ["6h", "5c"], 3: ["6d"]})
+    assert g.quick_status() is None
+    assert g.status == "lost" and g.searched > 0
+    g.play("2-3")
+    assert g.status == "lost"
+    g.play("3-2")  # back where it started
+    g.searched = 0
+    assert g.quick_status() == "lost"
+    assert g.status == "lost" and g.searched == 0
+
+
+def test_a_remembered_result_is_not_reused_for_a_different_position() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
+    assert g.status == "lost"
+    h = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "5c"], 2: ["6h"]})
+    h._memo = g._memo  # shared memo: only an identical position may hit it
+    assert h.status == "playing"
+
+
+def test_a_pickled_game_leaves_its_remembered_results_behind() -> None:
+    import pickle
+
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
+    assert g.status == "lost" and g._memo
+    copy = pickle.loads(pickle.dumps(g))
+    assert copy._memo == {} and copy.view() == g.view()
