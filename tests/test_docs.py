@@ -70,3 +70,13 @@ def test_protocol_reference_json_examples_without_placeholders_parse() -> None:
             _, at = decoder.raw_decode(text, at)
             while at < len(text) and text[at].isspace():
                 at += 1
+
+
+def test_readme_lists_every_server_setting_with_its_flag_and_variable() -> None:
+    from dataclasses import fields
+
+    from server.config import Config, env_name
+
+    readme = (ROOT / "README.md").read_text()
+    for f in fields(Config):
+        assert f"| `--{f.name.replace('_', '-')}` | `{env_name(f.name)}` |" in readme, f.name
