@@ -12,6 +12,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ from .accounts import Player
 Message = dict[str, Any]
 
 log = logging.getLogger("terrace.server")
+
+# Answers kept per player for resent seqs: enough for a client that pipelines a few moves.
+KEEP_ANSWERS = 8
 
 # Why a player stopped racing.
 GOAL, STUCK, RESIGNED, DISCONNECTED, TIME = "goal", "stuck", "resigned", "disconnected", "time"
@@ -49,8 +53,8 @@ class Seat:
     player: Player
     game: Game | None = None
     seq: int = 0  # last applied seq
-    last_text: str = ""
-    last_answer: Message | None = None
+    # The last few answers by seq, with the text that asked for them, for resends.
+    answers: OrderedDict[int, tuple[str, Message]] = field(default_factory=OrderedDict)
     finish: str | None = None
     finish_ms: int | None = None  # race time when the player finished
     last_home_ms: int | None = None  # race time of the last card put on a foundation
@@ -290,10 +294,11 @@ class Race:
         """Apply one move; the ``moved`` answer, or a ProtocolError with nothing changed."""
         seat = self._running_seat(player)
         async with seat.lock:  # one move at a time per player, the lost search included
-            if seq == seat.seq and seat.last_answer is not None:
-                if text != seat.last_text and text != seat.last_answer["move"]:
-                    raise ProtocolError("seq_conflict", seq=seq, move=seat.last_text)
-                return {**seat.last_answer, "re": re} if re is not None else dict(seat.last_answer)
+            if seq in seat.answers:
+                first_text, first = seat.answers[seq]
+                if text != first_text and text != first["move"]:
+                    raise ProtocolError("seq_conflict", seq=seq, move=first_text)
+                return {**first, "re": re} if re is not None else dict(first)
             if seat.finish is not None:
                 raise ProtocolError("player_finished", race=self.id)
             if seq != seat.seq + 1:
@@ -309,10 +314,9 @@ class Race:
             if game.quick_status() is None:  # only the lost search can tell: keep it off the loop
                 game.settle(await self._search(game))
             events = game.last_events
-            if any(e["type"] == "home" for e in events):
+            if any(e["type"] in ("home", "base") for e in events):  # the base card goes home too
                 seat.last_home_ms = at
             seat.seq = seq
-            seat.last_text = text
             answer: Message = {
                 "type": "moved",
                 "race": self.id,
@@ -327,7 +331,9 @@ class Race:
                 finish = self._reached(seat)
                 if finish is not None:
                     answer["finish"] = finish
-            seat.last_answer = answer
+            seat.answers[seq] = (text, answer)
+            if len(seat.answers) > KEEP_ANSWERS:
+                seat.answers.popitem(last=False)
             seat.finishing = (answer["finish"], at) if "finish" in answer else None
             if self.on_move is not None:
                 self.on_move(time.perf_counter() - t0)

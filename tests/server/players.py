@@ -14,7 +14,6 @@ from typing import Any
 
 from .wire import Client, Message
 
-
 # Foundations: F1..F8 in the Terrace family, Ac..Ks in Louis.
 _FOUNDATION = re.compile(r"F[1-8]|[AK][cdhs]")
 

@@ -12,6 +12,8 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
 import terrace
 from server.app import RaceServer
 from terrace.deal import commitment
@@ -85,12 +87,14 @@ def cards_in(value: Any) -> set[str]:
     return found
 
 
-def visible_cards(view: Message) -> list[str]:
-    """The card names a Terrace-family view shows (everything but the stock)."""
-    cards = list(view["terrace"]) + list(view["waste"])
-    for pile in (*view["foundations"].values(), *view["piles"].values()):
-        cards += pile
-    return cards
+def visible_cards(view: Any) -> list[str]:
+    """The card names a view shows, with repeats (two packs): every value that is a
+    card name. The stock is a count, so it adds none."""
+    if isinstance(view, dict):
+        return [c for v in view.values() for c in visible_cards(v)]
+    if isinstance(view, list):
+        return [c for v in view for c in visible_cards(v)]
+    return [view] if isinstance(view, str) and CARD.fullmatch(view) else []
 
 
 def check_results_agree(results: list[Message], clients: list[Client], outcomes: list[Outcome]) -> None:
@@ -107,7 +111,7 @@ def check_results_agree(results: list[Message], clients: list[Client], outcomes:
 
 def frames_before_finished(client: Client) -> list[tuple[bytes | str, Message]]:
     """Every frame the client received before its ``finished`` message, raw and decoded."""
-    out = []
+    out: list[tuple[bytes | str, Message]] = []
     for frame in client.frames:
         msg = decode(frame, client.subprotocol)
         if msg.get("type") == "finished":
@@ -206,7 +210,7 @@ async def test_revealed_seed_matches_the_commitment_and_replays_every_players_ga
 
 
 async def test_resent_seq_gets_the_first_answer_and_is_applied_once(connect: Connect) -> None:
-    race, (a, b), (sa, _) = await open_race(connect, [MSGPACK, JSON])
+    race, (a, _), _ = await open_race(connect, [MSGPACK, JSON])
     first = await a.request("move", race=race, seq=1, move="1-F1")
     again = await a.request("move", race=race, seq=1, move="1-F1")
     assert first["type"] == "moved" and first["seq"] == 1 and first["move"] == "1-F1"
@@ -221,6 +225,32 @@ async def test_resent_seq_gets_the_first_answer_and_is_applied_once(connect: Con
     nxt = await a.request("move", race=race, seq=2, move="S-W")
     assert nxt["type"] == "moved" and nxt["seq"] == 2
     assert nxt["view"]["moves"] == 2 and nxt["view"]["stock"] == first["view"]["stock"] - 1
+
+
+async def test_an_older_seq_within_the_kept_answers_gets_its_own_first_answer(connect: Connect) -> None:
+    from server.race import KEEP_ANSWERS
+
+    race, (a, _), _ = await open_race(connect, [MSGPACK, JSON])
+    answers = [await a.request("move", race=race, seq=1, move="1-F1")]
+    for seq in range(2, KEEP_ANSWERS + 2):
+        answers.append(await a.request("move", race=race, seq=seq, move="S-W"))
+        assert answers[-1]["type"] == "moved", answers[-1]
+    again = await a.request("move", race=race, seq=3, move="S-W")
+    assert strip_re(again) == strip_re(answers[2])
+    assert again["view"]["moves"] == 3  # the view as it was then, nothing applied now
+    gone = await a.request("move", race=race, seq=1, move="1-F1")  # older than the kept answers
+    assert gone["code"] == "bad_seq" and gone["expected"] == KEEP_ANSWERS + 2
+
+
+async def test_resend_in_canonical_form_of_lenient_text_gets_the_first_answer(connect: Connect) -> None:
+    race, (a, _), _ = await open_race(connect, [JSON, MSGPACK])
+    first = await a.request("move", race=race, seq=1, move="2f")
+    assert first["type"] == "moved" and first["move"] == "2-F1"
+    for text in ("2f", "2-F1"):
+        again = await a.request("move", race=race, seq=1, move=text)
+        assert strip_re(again) == strip_re(first)
+    nxt = await a.request("move", race=race, seq=2, move="S-W")
+    assert nxt["view"]["moves"] == 2
 
 
 async def test_same_seq_with_a_different_move_is_a_seq_conflict(connect: Connect) -> None:
@@ -253,7 +283,7 @@ async def test_skipped_seq_is_bad_seq_naming_the_expected_one(connect: Connect) 
 
 
 async def test_illegal_move_is_refused_with_the_engine_reason_and_changes_nothing(connect: Connect) -> None:
-    race, (a, _), (sa, _) = await open_race(connect, [JSON, MSGPACK])
+    race, (a, _), _ = await open_race(connect, [JSON, MSGPACK])
     before = await a.request("move", race=race, seq=1, move="S-W")  # still choosing the base
     assert before["type"] == "error" and before["code"] == "illegal_move"
     assert before["reason"] == "choose_base_first" and before["move"] == "S-W"
@@ -280,10 +310,8 @@ async def test_illegal_move_is_refused_with_the_engine_reason_and_changes_nothin
 # ----- reconnecting and disconnecting -----------------------------------------------
 
 
-async def test_reconnect_with_the_session_resumes_the_race_with_the_current_view(
-    connect: Connect, server: RaceServer
-) -> None:
-    race, (a, b), (sa, _) = await open_race(connect, [MSGPACK, JSON])
+async def test_reconnect_with_the_session_resumes_the_race_with_the_current_view(connect: Connect) -> None:
+    race, (a, _), (sa, _) = await open_race(connect, [MSGPACK, JSON])
     m1 = await a.request("move", race=race, seq=1, move="1-F1")
     m2 = await a.request("move", race=race, seq=2, move="S-W")
     assert m2["type"] == "moved"
@@ -300,6 +328,9 @@ async def test_reconnect_with_the_session_resumes_the_race_with_the_current_view
     assert m1["view"] != m2["view"]
     standings = await again.wait(lambda m: m.get("type") == "standings")
     assert row_of(standings["rows"], a)["moves"] == 2
+    # an answer lost with the old connection: resend the same seq, get it again
+    resent = await again.request("move", race=race, seq=2, move="S-W")
+    assert strip_re(resent) == strip_re(m2)
 
     move = Policy().choose(resumed["view"], resumed["legal"])
     assert move is not None
@@ -376,8 +407,25 @@ async def test_time_limit_ends_the_race_and_unfinished_players_finish_on_time(co
         row = row_of(results, client)
         assert (row["finish"], row["time"], row["moves"]) == ("time", 1000, moves)
     # B chose a base (score 1); A and C have nothing home and tie for second
-    assert [r["player"]["id"] for r in results][0] == player_id(b)
+    assert results[0]["player"]["id"] == player_id(b)
     assert [r["place"] for r in results] == [1, 2, 2]
+
+
+async def test_the_base_card_counts_as_a_foundation_move_for_the_last_card_home_tie_break(
+    connect: Connect,
+) -> None:
+    # DESIGN.md "Races": the rest are placed by score, then terrace cards left, then the
+    # time of their last foundation move. Choosing the base puts a card on F1.
+    race, (a, b), _ = await open_race(connect, [MSGPACK, JSON])
+    first = await a.request("move", race=race, seq=1, move="1-F1")
+    await asyncio.sleep(0.05)
+    second = await b.request("move", race=race, seq=1, move="1-F1")
+    assert first["view"] == second["view"] and first["view"]["score"] == 1
+    assert (await a.request("resign", race=race))["type"] == "resigned"
+    assert (await b.request("resign", race=race))["type"] == "resigned"
+    results = (await a.wait("finished"))["results"]
+    assert [r["player"]["id"] for r in results] == [player_id(a), player_id(b)]
+    assert [r["place"] for r in results] == [1, 2]
 
 
 async def test_resign_finishes_the_player_and_later_moves_are_refused(connect: Connect) -> None:
@@ -405,8 +453,11 @@ async def test_resign_finishes_the_player_and_later_moves_are_refused(connect: C
 # ----- secrecy ----------------------------------------------------------------------
 
 
-async def test_nothing_before_finished_leaks_the_seed_or_a_stock_card(connect: Connect) -> None:
-    race, clients, started = await open_race(connect, [MSGPACK, JSON])
+@pytest.mark.parametrize("variant", ["terrace", "queen-of-italy", "signora", "louis"])
+async def test_nothing_before_finished_leaks_the_seed_or_a_stock_card(connect: Connect, variant: str) -> None:
+    subscriber = await connect(MSGPACK)
+    assert (await subscriber.request("subscribe", topic="lobby"))["type"] == "subscribed"
+    race, clients, started = await open_race(connect, [MSGPACK, JSON], variant=variant)
     watcher = await connect(JSON)
     assert (await watcher.request("spectate", race=race))["type"] == "spectating"
     outcomes = await asyncio.gather(
@@ -414,17 +465,18 @@ async def test_nothing_before_finished_leaks_the_seed_or_a_stock_card(connect: C
     )
     finished = await clients[0].wait("finished")
     await watcher.wait("finished")
+    await subscriber.wait("finished")
     seed = bytes.fromhex(finished["seed"])
 
-    for client in [*clients, watcher]:
+    for client in [*clients, watcher, subscriber]:
         for frame, _ in frames_before_finished(client):
             raw = frame.encode() if isinstance(frame, str) else frame
             assert seed not in raw
             assert seed.hex().encode() not in raw.lower()
 
     for client, outcome in zip(clients, outcomes, strict=True):
-        game = terrace.new_game("terrace", seed)
-        kinds = []
+        game = terrace.new_game(variant, seed)
+        kinds: list[str] = []
         moved = 0
         for _, msg in frames_before_finished(client):
             kind = msg["type"]
@@ -447,11 +499,12 @@ async def test_nothing_before_finished_leaks_the_seed_or_a_stock_card(connect: C
         assert moved == len(outcome.answers) and kinds.count("started") == 1
         assert "standings" in kinds and "race" in kinds
 
-    # a spectator never sees a card, only standings and summaries
-    kinds = {msg["type"] for _, msg in frames_before_finished(watcher)}
-    assert "standings" in kinds and not kinds & {"started", "moved"}
-    for _, msg in frames_before_finished(watcher):
-        assert cards_in(msg) == set(), msg
+    # spectators and lobby subscribers never see a card, only standings and summaries
+    for client, expected in ((watcher, {"spectating", "standings"}), (subscriber, {"race", "standings"})):
+        seen = {msg["type"] for _, msg in frames_before_finished(client)}
+        assert expected <= seen and not seen & {"started", "moved"}
+        for _, msg in frames_before_finished(client):
+            assert cards_in(msg) == set(), msg
 
 
 # ----- the lost search stays off the event loop -------------------------------------
