@@ -112,10 +112,12 @@ class Game:
             self._status = self._decide_status()
         return self._status
 
-    def quick_status(self) -> str | None:
-        """The status if it is known without the lost search, else None.
+    def quick_status(self, budget: int = 0) -> str | None:
+        """The status if it is known cheaply, else None.
 
-        Lets a caller with an event loop run the (up to ~0.5 s) search elsewhere:
+        Cheap means: no search needed, a remembered search, or a search that decides
+        within ``budget`` positions (most do, in well under a millisecond). Lets a
+        caller with an event loop run the rest (up to ~0.5 s) elsewhere:
         ``g.settle(g.copy().status)`` in a worker thread or process.
         """
         if self._status is None:
@@ -124,7 +126,14 @@ class Game:
             elif any(self._is_progress(m) for m in self._legal_pairs()):
                 self._status = "playing"
             else:
-                self._status = self._memo.get(self._memo_key())
+                key = self._memo_key()
+                known = self._memo.get(key)
+                if known is None and budget > 0:
+                    reachable = self._progress_reachable(self._legal_pairs(), min(budget, SEARCH_LIMIT))
+                    if reachable is not None:
+                        known = "playing" if reachable else "lost"
+                        self._remember(known, key)
+                self._status = known
         return self._status
 
     def settle(self, status: str) -> None:
@@ -132,7 +141,7 @@ class Game:
         if status not in ("playing", "won", "lost"):
             raise ValueError(f"not a status: {status!r}")
         self._status = status
-        self._remember(status)
+        self._remember(status, self._memo_key())
 
     @property
     def score(self) -> int:
@@ -309,29 +318,30 @@ class Game:
         legal = self._legal_pairs()
         if any(self._is_progress(m) for m in legal):
             return "playing"
-        known = self._memo.get(self._memo_key())
+        key = self._memo_key()
+        known = self._memo.get(key)
         if known is not None:
             return known
-        status = "lost" if self._progress_reachable(legal) is False else "playing"
-        self._remember(status)
+        status = "lost" if self._progress_reachable(legal, SEARCH_LIMIT) is False else "playing"
+        self._remember(status, key)
         return status
 
     def _memo_key(self) -> str:
         return repr(self._board())
 
-    def _remember(self, status: str) -> None:
+    def _remember(self, status: str, key: str) -> None:
         if len(self._memo) >= MEMO_SIZE:
             self._memo.clear()
-        self._memo[self._memo_key()] = status
+        self._memo[key] = status
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_memo"] = {}  # a pickled copy (sent to a search worker) travels light
         return state
 
-    def _progress_reachable(self, legal: Sequence[Move]) -> bool | None:
+    def _progress_reachable(self, legal: Sequence[Move], limit: int) -> bool | None:
         """Depth-first over shuffle moves: True if a progress move becomes legal,
-        False if none can, None if the search gave up at SEARCH_LIMIT positions.
+        False if none can, None if the search gave up at ``limit`` positions.
 
         A position is known exactly by 104 bytes: for a card in a loose place
         (a pile, a heap) the card beneath it or FLOOR; for a card in a fixed
@@ -380,7 +390,7 @@ class Game:
             if any(self._is_progress(m) for m in moves):
                 result = True
                 break
-            if len(seen) >= SEARCH_LIMIT:
+            if len(seen) >= limit:
                 result = None
                 break
             stack.append(iter(moves))

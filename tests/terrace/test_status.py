@@ -138,3 +138,22 @@ def test_a_pickled_game_leaves_its_remembered_results_behind() -> None:
     assert g.status == "lost" and g._memo
     copy = pickle.loads(pickle.dumps(g))
     assert copy._memo == {} and copy.view() == g.view()
+
+
+def test_quick_status_decides_a_short_search_within_its_budget() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "4d"], 2: ["7s", "5c"], 3: ["6h"]})
+    assert g.quick_status() is None  # no budget: only the search can tell
+    assert g.quick_status(budget=50) == "playing"
+    assert 0 < g.searched <= 50
+
+
+def test_quick_status_leaves_a_search_past_its_budget_undecided() -> None:
+    # the 8h can visit three nines: deciding "lost" takes more than two positions
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"], 3: ["9s"]})
+    assert g.quick_status(budget=2) is None
+    assert g.status == "lost"  # the full search still decides it
+
+
+def test_quick_status_within_budget_finds_a_lost_game() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
+    assert g.quick_status(budget=50) == "lost"
