@@ -107,6 +107,7 @@ _POSITIVE = (
     "max_frame",
     "rate",
     "burst",
+    "search_workers",
     "max_conns_per_address",
     "max_pending",
     "max_seats",

@@ -18,7 +18,7 @@ import terrace
 from server.app import RaceServer
 from terrace.deal import commitment
 from terrace.protocol import JSON, MSGPACK, decode
-from tests.terrace.positions import family_game
+from tests.terrace.positions import SLOW_MOVE, slow_search_position
 
 from .players import Outcome, Policy, play_out
 from .wire import Client, Message
@@ -510,31 +510,8 @@ async def test_nothing_before_finished_leaks_the_seed_or_a_stock_card(connect: C
 # ----- the lost search stays off the event loop -------------------------------------
 
 
-def _slow_position() -> terrace.Game:
-    """A Signora position where moving the 6h into the gap leaves no progress move and a
-    shuffle space larger than the lost search's limit: every search runs to SEARCH_LIMIT."""
-    return family_game(
-        "signora",
-        foundations={1: ["Kc"]},
-        piles={
-            1: ["Qh", "Js"],
-            2: ["Th", "9s"],
-            3: ["Qd", "Jc"],
-            4: ["Td", "9c"],
-            5: ["8h"],
-            6: ["8d"],
-            7: ["7s", "6h"],
-            8: ["7c"],
-        },
-        recycled=True,
-    )
-
-
-SLOW_MOVE = "7-9"
-
-
 def test_the_slow_position_needs_a_search_up_to_the_limit() -> None:
-    g = _slow_position()
+    g = slow_search_position()
     assert g.is_legal(SLOW_MOVE)
     g.play(SLOW_MOVE)
     assert g.quick_status() is None
@@ -545,7 +522,7 @@ async def test_a_long_lost_search_does_not_hold_up_other_players(
     connect: Connect, server: RaceServer
 ) -> None:
     race, (a, b), _ = await open_race(connect, [MSGPACK, JSON], goal="clear")
-    server.lobby.races[race].seats[player_id(a)].game = _slow_position()
+    server.lobby.races[race].seats[player_id(a)].game = slow_search_position()
     loop = asyncio.get_running_loop()
     times: dict[str, float] = {}
 

@@ -109,3 +109,26 @@ def louis_game(
 
 def moves_of(game: terrace.Game) -> set[str]:
     return set(game.legal_moves())
+
+
+def slow_search_position() -> terrace.Game:
+    """A Signora position where moving the 6h into the gap leaves no progress move and a
+    shuffle space larger than the lost search's limit: every search runs to SEARCH_LIMIT."""
+    return family_game(
+        "signora",
+        foundations={1: ["Kc"]},
+        piles={
+            1: ["Qh", "Js"],
+            2: ["Th", "9s"],
+            3: ["Qd", "Jc"],
+            4: ["Td", "9c"],
+            5: ["8h"],
+            6: ["8d"],
+            7: ["7s", "6h"],
+            8: ["7c"],
+        },
+        recycled=True,
+    )
+
+
+SLOW_MOVE = "7-9"
