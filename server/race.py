@@ -120,7 +120,6 @@ class Race:
         self.on_move = on_move  # metrics hook: seconds spent handling an accepted move
         self.state = "open"
         self.seats: dict[str, Seat] = {}  # player id -> seat, in joining order
-        self.spectators: set[Player] = set()
         self.created_ms = now_ms()
         self.starts_ms: int | None = None
         self.started_ms: int | None = None

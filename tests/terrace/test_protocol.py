@@ -7,6 +7,8 @@ import string
 
 import msgpack
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from terrace.errors import ERRORS, ProtocolError
 from terrace.protocol import JSON, MSGPACK, REQUESTS, check_request, decode, encode, request_id
@@ -176,3 +178,38 @@ def test_every_error_code_has_a_sentence_that_formats_with_its_fields() -> None:
         assert error.message and "{" not in error.message, code
     with pytest.raises(KeyError):
         ProtocolError("no_such_code")
+
+
+@given(st.binary(max_size=200))
+def test_any_bytes_either_decode_to_a_map_or_are_a_bad_message(frame: bytes) -> None:
+    try:
+        message = decode(frame, MSGPACK)
+    except ProtocolError as e:
+        assert e.code == "bad_message"
+    else:
+        assert isinstance(message, dict)
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10) | st.binary(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=3,
+)
+
+
+@given(
+    st.sampled_from(sorted(REQUESTS)),
+    st.dictionaries(
+        st.sampled_from(["id", "race", "seq", "move", "variant", "goal", "seats", "name", "topic", "join"]),
+        _values,
+    ),
+)
+def test_any_field_values_are_checked_or_refused_never_crash(kind: str, fields: dict[str, object]) -> None:
+    try:
+        checked = check_request({"type": kind, **fields})
+    except ProtocolError as e:
+        assert e.code == "bad_field"
+    else:
+        for name, value in checked.items():
+            if name not in ("type", "id"):
+                assert isinstance(value, REQUESTS[kind][name].kind)
