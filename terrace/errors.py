@@ -1,11 +1,15 @@
-"""Every error the core can raise: a machine code and a human sentence.
+"""Every error of the project in one place: a machine code and a human sentence.
 
 Codes are stable identifiers that clients and bots may branch on; the
-sentences are for people. The server forwards an engine refusal as its
-``illegal_move`` error with ``reason`` set to the code here.
+sentences are for people. :data:`REASONS` are the rules engine's refusals
+(:class:`IllegalMove`); :data:`ERRORS` are protocol v1's error codes
+(:class:`ProtocolError`). The server forwards an engine refusal as its
+``illegal_move`` error with ``reason`` set to the engine's code.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 # code -> sentence; ``{...}`` fields are filled in by the raiser.
 REASONS: dict[str, str] = {
@@ -55,19 +59,28 @@ REASONS: dict[str, str] = {
 }
 
 
-class IllegalMove(ValueError):
-    """A move the rules refuse. ``code`` is a key of :data:`REASONS`."""
+class CodedError(ValueError):
+    """An error with a stable ``code`` from ``codes``, a ``message`` for people (the
+    code's sentence filled in with ``fields`` unless given), and the ``fields``."""
+
+    codes: ClassVar[dict[str, str]]
 
     def __init__(self, code: str, message: str | None = None, **fields: object) -> None:
-        if code not in REASONS:
-            raise KeyError(f"unknown reason code {code!r}")
+        if code not in self.codes:
+            raise KeyError(f"unknown {type(self).__name__} code {code!r}")
         self.code = code
         self.fields = fields
-        self.message = message or REASONS[code].format(**fields)
+        self.message = message or self.codes[code].format(**fields)
         super().__init__(self.message)
 
     def __repr__(self) -> str:
-        return f"IllegalMove({self.code!r}, {self.message!r})"
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class IllegalMove(CodedError):
+    """A move the rules refuse. ``code`` is a key of :data:`REASONS`."""
+
+    codes = REASONS
 
 
 class ReplayError(IllegalMove):
@@ -119,17 +132,11 @@ ERRORS: dict[str, str] = {
 }
 
 
-class ProtocolError(ValueError):
+class ProtocolError(CodedError):
     """A request the server refuses. ``code`` is a key of :data:`ERRORS`;
     ``fields`` travel in the error message beside ``code`` and ``message``."""
 
-    def __init__(self, code: str, message: str | None = None, **fields: object) -> None:
-        if code not in ERRORS:
-            raise KeyError(f"unknown error code {code!r}")
-        self.code = code
-        self.fields = fields
-        self.message = message or ERRORS[code].format(**fields)
-        super().__init__(self.message)
+    codes = ERRORS
 
     def to_message(self, re: int | None = None) -> dict[str, object]:
         """The ``error`` message for this refusal."""
@@ -138,6 +145,3 @@ class ProtocolError(ValueError):
             msg["re"] = re
         msg.update((k, v) for k, v in self.fields.items() if k not in msg and k != "detail")
         return msg
-
-    def __repr__(self) -> str:
-        return f"ProtocolError({self.code!r}, {self.message!r})"
