@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import re
-import shlex
 import statistics
 import sys
 import time
@@ -34,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 import terrace  # noqa: E402
+from benchmarks.common import run_info  # noqa: E402
 from terrace import Game  # noqa: E402
 
 MOVE_CAP = 3000  # moves per game, for both policies
@@ -230,13 +228,6 @@ def bench_greedy(variant: str, deals: list[int]) -> dict[str, Any]:
 # ----- report ------------------------------------------------------------------------------
 
 
-def machine() -> str:
-    return (
-        f"{platform.python_implementation()} {platform.python_version()} | "
-        f"{platform.platform()} | {os.cpu_count()} CPUs"
-    )
-
-
 def print_table(report: dict[str, Any]) -> None:
     a = report["args"]
     print(f"machine: {report['machine']}")
@@ -311,11 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         args.greedy_deals = len(deals)
     start = time.perf_counter()
     report: dict[str, Any] = {
-        "machine": machine(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "command": shlex.join(["python", *sys.argv]) if argv is None else shlex.join(argv),
+        **run_info(argv),
         "args": {**vars(args), "deal_count": len(deals), "move_cap": MOVE_CAP, "repeats": REPEATS},
         "random": {v: bench_random(v, deals, args.playouts, args.seed) for v in args.variants},
         "greedy": {v: bench_greedy(v, deals[: args.greedy_deals]) for v in args.variants},

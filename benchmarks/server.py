@@ -39,10 +39,8 @@ import contextlib
 import json
 import math
 import os
-import platform
 import random
 import re
-import shlex
 import signal
 import statistics
 import subprocess
@@ -63,6 +61,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 
 import terrace  # noqa: E402
+from benchmarks.common import run_info  # noqa: E402
 from terrace.protocol import JSON, MSGPACK, decode, encode  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -639,13 +638,6 @@ async def bench_echo(args: argparse.Namespace, server: ServerProcess, request_si
 # ----- report ------------------------------------------------------------------------------
 
 
-def machine() -> str:
-    return (
-        f"{platform.python_implementation()} {platform.python_version()} | "
-        f"{platform.platform()} | {os.cpu_count()} CPUs"
-    )
-
-
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 
@@ -795,11 +787,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     game, echo = scenarios["game"], scenarios["echo"]
     report: dict[str, Any] = {
-        "machine": machine(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "command": shlex.join(["python", *sys.argv]) if argv is None else shlex.join(argv),
+        **run_info(argv),
         "args": vars(args) | {"serve_echo": None},
         **scenarios,
         "ratio": {
