@@ -56,10 +56,13 @@ class Accounts:
         self.store = store
         self._sessions: dict[str, Player] = {}  # session token hash -> player
         self._players: dict[str, Player] = {}  # player id -> player
+        self._guests: dict[str, Player] = {}  # casefolded name -> guest, while it is known
 
     async def register(self, name: str, kind: str) -> tuple[str, Player]:
         """A new account; returns its token (never stored) and its player."""
         check_name(name)
+        if name.casefold() in self._guests:
+            raise ProtocolError("name_taken", name=name)
         token = secrets.token_urlsafe(24)
         account = Account(
             id="p-" + secrets.token_hex(6),
@@ -85,10 +88,18 @@ class Accounts:
                 raise ProtocolError("bad_token")
             known = self._players.get(account.id)
             return known or self._open(account.id, account.name, account.kind, registered=True)
-        guest = check_name(name) if name is not None else "guest-" + secrets.token_hex(3)
-        if await self.store.account_by_name(guest) is not None:
+        guest = check_name(name) if name is not None else self._guest_name()
+        if guest.casefold() in self._guests or await self.store.account_by_name(guest) is not None:
             raise ProtocolError("name_taken", name=guest)
-        return self._open("g-" + secrets.token_hex(6), guest, "human", registered=False)
+        player = self._open("g-" + secrets.token_hex(6), guest, "human", registered=False)
+        self._guests[guest.casefold()] = player
+        return player
+
+    def _guest_name(self) -> str:
+        while True:
+            name = "guest-" + secrets.token_hex(3)
+            if name not in self._guests:
+                return name
 
     def player(self, player_id: str) -> Player | None:
         return self._players.get(player_id)
@@ -98,6 +109,7 @@ class Accounts:
         if not player.registered:
             self._sessions.pop(hash_token(player.session), None)
             self._players.pop(player.id, None)
+            self._guests.pop(player.name.casefold(), None)
 
     def _open(self, pid: str, name: str, kind: str, registered: bool) -> Player:
         session = secrets.token_urlsafe(24)

@@ -1,7 +1,8 @@
 """House rules of the code base, checked like any other behaviour.
 
 - ``terrace/`` is sans-I/O: it imports no event loop, socket, store or outer package;
-- the code passes ``ruff`` (lint and format) and ``mypy --strict`` on the core;
+- the outer packages import inwards only: ``server/`` never imports ``client`` or ``bots``;
+- the code passes ``ruff`` (lint and format) and ``mypy --strict`` on ``terrace/`` and ``server/``;
 - every module says what it is for in a docstring.
 """
 
@@ -38,8 +39,26 @@ def test_core_module_is_sans_io(path: Path) -> None:
     assert _imports(path) & FORBIDDEN_IN_CORE == set()
 
 
-@pytest.mark.parametrize("path", sorted(CORE.glob("*.py")), ids=lambda p: p.name)
-def test_core_module_says_what_it_is_for(path: Path) -> None:
+OUTER = {"server": {"client", "bots"}}
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for pkg in OUTER for p in (ROOT / pkg).rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_outer_packages_import_only_inwards(path: Path) -> None:
+    package = path.relative_to(ROOT).parts[0]
+    assert _imports(path) & OUTER[package] == set()
+
+
+MODULES = sorted([*CORE.glob("*.py"), *(ROOT / "server").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")])
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_module_says_what_it_is_for(path: Path) -> None:
+    if path.name == "__init__.py" and not path.read_text().strip():
+        return
     assert ast.get_docstring(ast.parse(path.read_text())), path
 
 
@@ -57,6 +76,6 @@ def test_ruff_format_is_applied() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_core_type_checks_strictly() -> None:
+def test_core_and_server_type_check_strictly() -> None:
     r = _run("mypy")
     assert r.returncode == 0, r.stdout + r.stderr

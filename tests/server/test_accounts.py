@@ -124,6 +124,29 @@ async def test_guest_hello_with_a_registered_name_is_name_taken(connect: Connect
         assert ans["name"] == name
 
 
+async def test_a_connected_guests_name_is_taken_for_other_guests_and_for_registering(
+    connect: Connect,
+) -> None:
+    await connect(name="Dora")
+    for request, fields in (("hello", {"name": "dora"}), ("register", {"name": "DORA"})):
+        other = await connect()
+        ans = await other.request(request, **fields)
+        assert (ans["type"], ans["code"], ans["name"]) == ("error", "name_taken", fields["name"])
+
+
+async def test_a_guests_name_is_free_again_once_the_guest_has_left(
+    server: RaceServer, connect: Connect
+) -> None:
+    dora = await connect(name="dora")
+    await dora.close()
+    for _ in range(50):  # the server forgets the guest when its connection handler ends
+        if not server.connections:
+            break
+        await asyncio.sleep(0.02)
+    again = await connect()
+    assert (await again.request("hello", name="dora"))["type"] == "welcome"
+
+
 BAD_NAMES = [
     pytest.param("a", id="too-short"),
     pytest.param("a" * 25, id="too-long-25"),
