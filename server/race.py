@@ -128,6 +128,7 @@ class Race:
         self._seed: bytes | None = None
         self.commitment: str | None = None
         self._timers: list[asyncio.TimerHandle] = []
+        self._searches: dict[str, asyncio.Future[str]] = {}  # position key -> search under way
         self.results: list[Message] = []
 
     # ----- lobby side ---------------------------------------------------------------
@@ -210,8 +211,13 @@ class Race:
         loop = asyncio.get_running_loop()
         self._seed = secrets.token_bytes(32)
         self.commitment = commitment(self._seed)
+        first_game: Game | None = None
         for seat in self.seats.values():
             seat.game = new_game(self.rules.variant, self._seed)
+            if first_game is None:
+                first_game = seat.game
+            else:  # seats meet the same positions (identical bots, above all): search each once
+                seat.game.share_searches(first_game)
         self.state = "running"
         self._t0 = loop.time()
         self.started_ms = now_ms()
@@ -357,9 +363,17 @@ class Race:
             self._standings_soon()
 
     async def _search(self, game: Game) -> str:
-        """The lost search on a copy, in the executor; here (blocking) if the executor fails,
-        because the move is already applied and must get its answer."""
-        snapshot = game.copy()
+        """The lost search of ``game``'s position, once however many seats are waiting on it."""
+        key = game.position_key()
+        search = self._searches.get(key)
+        if search is None:
+            search = self._searches[key] = asyncio.ensure_future(self._search_copy(game.copy()))
+            search.add_done_callback(lambda _: self._searches.pop(key, None))
+        return await asyncio.shield(search)
+
+    async def _search_copy(self, snapshot: Game) -> str:
+        """The search in the executor; here (blocking) if the executor fails, because the
+        move is already applied and must get its answer."""
         try:
             return await asyncio.get_running_loop().run_in_executor(self.executor, _status_of, snapshot)
         except Exception:

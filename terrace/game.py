@@ -126,7 +126,7 @@ class Game:
             elif any(self._is_progress(m) for m in self._legal_pairs()):
                 self._status = "playing"
             else:
-                key = self._memo_key()
+                key = self.position_key()
                 known = self._memo.get(key)
                 if known is None and budget > 0:
                     reachable = self._progress_reachable(self._legal_pairs(), min(budget, SEARCH_LIMIT))
@@ -136,12 +136,22 @@ class Game:
                 self._status = known
         return self._status
 
+    def position_key(self) -> str:
+        """What the player sees, as one string: two positions with the same key have the
+        same status, whatever the deal (the stock counts only by its size)."""
+        return repr(self._board())
+
+    def share_searches(self, other: Game) -> None:
+        """Remember lost-search results together with ``other`` (the seats of one race,
+        which meet the same positions), so each position is searched once."""
+        self._memo = other._memo
+
     def settle(self, status: str) -> None:
         """Record a status decided on a copy of this very position (see :meth:`quick_status`)."""
         if status not in ("playing", "won", "lost"):
             raise ValueError(f"not a status: {status!r}")
         self._status = status
-        self._remember(status, self._memo_key())
+        self._remember(status, self.position_key())
 
     @property
     def score(self) -> int:
@@ -318,7 +328,7 @@ class Game:
         legal = self._legal_pairs()
         if any(self._is_progress(m) for m in legal):
             return "playing"
-        key = self._memo_key()
+        key = self.position_key()
         known = self._memo.get(key)
         if known is not None:
             return known
@@ -326,8 +336,6 @@ class Game:
         self._remember(status, key)
         return status
 
-    def _memo_key(self) -> str:
-        return repr(self._board())
 
     def _remember(self, status: str, key: str) -> None:
         if len(self._memo) >= MEMO_SIZE:

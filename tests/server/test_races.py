@@ -540,3 +540,25 @@ async def test_a_long_lost_search_does_not_hold_up_other_players(
     assert slow_answer["type"] == "moved" and slow_answer["status"] == "playing"
     assert slow_answer["view"]["piles"]["9"] == ["6h"]
     assert times["ping"] < times["slow"] and times["move"] < times["slow"]
+
+
+async def test_seats_reaching_the_same_position_share_one_lost_search(
+    connect: Connect, server: RaceServer
+) -> None:
+    race_id, (a, b), _ = await open_race(connect, [MSGPACK, JSON], goal="clear")
+    race = server.lobby.races[race_id]
+    dealt = [seat.game for seat in race.seats.values()]
+    assert dealt[0]._memo is dealt[1]._memo  # the race deals its seats one search memory
+    first, second = slow_search_position(), slow_search_position()
+    second.share_searches(first)
+    race.seats[player_id(a)].game, race.seats[player_id(b)].game = first, second
+    moves = [asyncio.create_task(c.request("move", race=race_id, seq=1, move=SLOW_MOVE)) for c in (a, b)]
+    await asyncio.sleep(0.05)  # both moves wait on the search by now
+    assert list(race._searches) == [first.position_key()]  # one search under way, not two
+    answers = await asyncio.gather(*moves)
+    assert [m["status"] for m in answers] == ["playing", "playing"]
+    assert race._searches == {}
+    again = slow_search_position()
+    again.share_searches(first)
+    again.play(SLOW_MOVE)
+    assert again.quick_status() == "playing"  # remembered for every seat of the race

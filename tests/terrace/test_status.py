@@ -127,7 +127,7 @@ def test_a_remembered_result_is_not_reused_for_a_different_position() -> None:
     g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
     assert g.status == "lost"
     h = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "5c"], 2: ["6h"]})
-    h._memo = g._memo  # shared memo: only an identical position may hit it
+    h.share_searches(g)  # only an identical position may hit the shared results
     assert h.status == "playing"
 
 
@@ -157,3 +157,12 @@ def test_quick_status_leaves_a_search_past_its_budget_undecided() -> None:
 def test_quick_status_within_budget_finds_a_lost_game() -> None:
     g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
     assert g.quick_status(budget=50) == "lost"
+
+
+def test_games_sharing_searches_search_a_position_once() -> None:
+    pos = {"foundations": {1: ["Kc"]}, "piles": {1: ["9s", "8h"], 2: ["9c"], 3: ["9s"]}}
+    g, h = family_game("terrace", **pos), family_game("terrace", **pos)
+    h.share_searches(g)
+    assert g.position_key() == h.position_key()
+    assert g.status == "lost" and g.searched > 0
+    assert h.quick_status() == "lost" and h.searched == 0
