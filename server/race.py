@@ -28,11 +28,6 @@ Message = dict[str, Any]
 
 log = logging.getLogger("terrace.server")
 
-# Lost-search positions tried on the event loop (about 10 us each) before the search
-# goes to a worker process: 200 decides about 97% of searches, and handing one to a
-# worker costs far more than that.
-QUICK_SEARCH = 200
-
 # Answers kept per player for resent seqs: enough for a client that pipelines a few moves.
 KEEP_ANSWERS = 8
 
@@ -321,7 +316,8 @@ class Race:
             except IllegalMove as e:
                 raise ProtocolError("illegal_move", e.message, reason=e.code, move=text) from None
             at = self.elapsed_ms()
-            if game.quick_status(QUICK_SEARCH) is None:  # a long search: keep it off the loop
+            # quick_status decides short lost searches here (a worker costs more than they do)
+            if game.quick_status() is None:  # a long search: keep it off the loop
                 game.settle(await self._search(game))
             events = game.last_events
             if any(e["type"] in ("home", "base") for e in events):  # the base card goes home too

@@ -36,6 +36,10 @@ _UNTELLING = frozenset({"foundation_suit", "not_base_rank", "foundation_complete
 # RULES.md section 5: past this many distinct positions the game counts as playing.
 SEARCH_LIMIT = 20_000
 
+# Lost searches that decide within this many positions (about 97% of them, each
+# position ~10 us) are simply redone; longer ones are remembered by position.
+QUICK_SEARCH = 200
+
 # Lost-search results a game remembers before it starts afresh.
 MEMO_SIZE = 4096
 
@@ -112,13 +116,13 @@ class Game:
             self._status = self._decide_status()
         return self._status
 
-    def quick_status(self, budget: int = 0) -> str | None:
+    def quick_status(self, budget: int = QUICK_SEARCH) -> str | None:
         """The status if it is known cheaply, else None.
 
-        Cheap means: no search needed, a remembered search, or a search that decides
-        within ``budget`` positions (most do, in well under a millisecond). Lets a
-        caller with an event loop run the rest (up to ~0.5 s) elsewhere:
-        ``g.settle(g.copy().status)`` in a worker thread or process.
+        Cheap means: no search needed, a search that decides within ``budget``
+        positions (most do, in well under a millisecond), or a remembered long
+        search. Lets a caller with an event loop run the rest (up to ~0.5 s)
+        elsewhere: ``g.settle(g.copy().status)`` in a worker thread or process.
         """
         if self._status is None:
             if self._won():
@@ -126,15 +130,15 @@ class Game:
             elif any(self._is_progress(m) for m in self._legal_pairs()):
                 self._status = "playing"
             else:
-                key = self.position_key()
-                known = self._memo.get(key)
-                if known is None and budget > 0:
-                    reachable = self._progress_reachable(self._legal_pairs(), min(budget, SEARCH_LIMIT))
-                    if reachable is not None:
-                        known = "playing" if reachable else "lost"
-                        self._remember(known, key)
-                self._status = known
+                self._status = self._short_search(budget) or self._memo.get(self.position_key())
         return self._status
+
+    def _short_search(self, budget: int) -> str | None:
+        """The status if the lost search decides it within ``budget`` positions."""
+        if budget <= 0:
+            return None
+        reachable = self._progress_reachable(self._legal_pairs(), min(budget, SEARCH_LIMIT))
+        return None if reachable is None else "playing" if reachable else "lost"
 
     def position_key(self) -> str:
         """What the player sees, as one string: two positions with the same key have the
@@ -328,14 +332,16 @@ class Game:
         legal = self._legal_pairs()
         if any(self._is_progress(m) for m in legal):
             return "playing"
-        key = self.position_key()
+        short = self._short_search(QUICK_SEARCH)
+        if short is not None:
+            return short
+        key = self.position_key()  # a long search: remembered, since it costs far more than the key
         known = self._memo.get(key)
         if known is not None:
             return known
         status = "lost" if self._progress_reachable(legal, SEARCH_LIMIT) is False else "playing"
         self._remember(status, key)
         return status
-
 
     def _remember(self, status: str, key: str) -> None:
         if len(self._memo) >= MEMO_SIZE:

@@ -6,7 +6,7 @@ import pytest
 
 import terrace
 import terrace.game
-from tests.terrace.positions import family_game, run
+from tests.terrace.positions import SLOW_MOVE, family_game, run, slow_search_position
 
 
 def test_a_position_with_a_progress_move_is_playing() -> None:
@@ -109,40 +109,46 @@ def test_a_lost_game_still_accepts_its_shuffle_moves() -> None:
     assert g.status == "lost" and g.last_events[-1] == {"type": "game_over", "status": "lost"}
 
 
-def test_a_revisited_position_reuses_its_search_result() -> None:
-    # 5c shuttles between the 6h and the 6d while the Ah waits under it: every
-    # position needs the search, and going back and forth revisits two positions.
-    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "9s"], 2: ["6h", "5c"], 3: ["6d"]})
-    assert g.quick_status() is None
-    assert g.status == "lost" and g.searched > 0
-    g.play("2-3")
-    assert g.status == "lost"
-    g.play("3-2")  # back where it started
-    g.searched = 0
-    assert g.quick_status() == "lost"
-    assert g.status == "lost" and g.searched == 0
+def test_a_revisited_position_reuses_its_long_search() -> None:
+    # After SLOW_MOVE the search runs to its limit; moving the 6h away and back revisits it.
+    g = slow_search_position()
+    g.play(SLOW_MOVE)
+    assert g.status == "playing" and g.searched == terrace.game.SEARCH_LIMIT
+    g.play("9-7")
+    assert g.status == "playing"
+    g.play("7-9")
+    assert g.quick_status() == "playing"
+    assert g.searched <= terrace.game.QUICK_SEARCH  # only the short try ran
+
+
+def test_a_short_search_is_redone_rather_than_remembered() -> None:
+    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
+    assert g.status == "lost" and 0 < g.searched <= terrace.game.QUICK_SEARCH
+    assert g._memo == {}
 
 
 def test_a_remembered_result_is_not_reused_for_a_different_position() -> None:
-    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
-    assert g.status == "lost"
-    h = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "5c"], 2: ["6h"]})
+    g = slow_search_position()
+    g.play(SLOW_MOVE)
+    assert g.status == "playing"
+    h = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
     h.share_searches(g)  # only an identical position may hit the shared results
-    assert h.status == "playing"
+    assert h.status == "lost"
 
 
 def test_a_pickled_game_leaves_its_remembered_results_behind() -> None:
     import pickle
 
-    g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
-    assert g.status == "lost" and g._memo
+    g = slow_search_position()
+    g.play(SLOW_MOVE)
+    assert g.status == "playing" and g._memo
     copy = pickle.loads(pickle.dumps(g))
     assert copy._memo == {} and copy.view() == g.view()
 
 
 def test_quick_status_decides_a_short_search_within_its_budget() -> None:
     g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "4d"], 2: ["7s", "5c"], 3: ["6h"]})
-    assert g.quick_status() is None  # no budget: only the search can tell
+    assert g.quick_status(budget=0) is None  # no budget: only the search can tell
     assert g.quick_status(budget=50) == "playing"
     assert 0 < g.searched <= 50
 
@@ -159,10 +165,11 @@ def test_quick_status_within_budget_finds_a_lost_game() -> None:
     assert g.quick_status(budget=50) == "lost"
 
 
-def test_games_sharing_searches_search_a_position_once() -> None:
-    pos = {"foundations": {1: ["Kc"]}, "piles": {1: ["9s", "8h"], 2: ["9c"], 3: ["9s"]}}
-    g, h = family_game("terrace", **pos), family_game("terrace", **pos)
+def test_games_sharing_searches_search_a_long_position_once() -> None:
+    g, h = slow_search_position(), slow_search_position()
     h.share_searches(g)
+    g.play(SLOW_MOVE)
+    h.play(SLOW_MOVE)
     assert g.position_key() == h.position_key()
-    assert g.status == "lost" and g.searched > 0
-    assert h.quick_status() == "lost" and h.searched == 0
+    assert g.status == "playing" and g.searched == terrace.game.SEARCH_LIMIT
+    assert h.quick_status() == "playing" and h.searched <= terrace.game.QUICK_SEARCH
