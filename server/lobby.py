@@ -20,7 +20,7 @@ from .accounts import Player
 from .config import Config
 from .connection import Connection, fan_out
 from .metrics import Metrics
-from .race import Message, Race, RaceRules
+from .race import Message, Race, RaceRules, admits
 from .store import MemoryStore
 
 log = logging.getLogger("terrace.server")
@@ -196,7 +196,7 @@ class Lobby:
         goal = goal or ("clear" if variant == "louis" else "terrace")
         if variant == "louis" and goal != "clear":
             raise ProtocolError("bad_goal", variant=variant)
-        if pool != "all" and (pool == "humans") != (player.kind == "human"):
+        if not admits(pool, player):
             raise ProtocolError("pool_refused", pool=pool)
         self._free(player)
         key = (variant, goal, pool)

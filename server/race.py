@@ -86,7 +86,12 @@ class RaceRules:
     start: str = "manual"
 
     def admits(self, player: Player) -> bool:
-        return self.entry == "all" or (self.entry == "humans") == (player.kind == "human")
+        return admits(self.entry, player)
+
+
+def admits(entry: str, player: Player) -> bool:
+    """Whether ``entry`` (``all``, ``humans``, ``bots``: a race's entry or a queue's pool) lets ``player`` in."""
+    return entry == "all" or (entry == "humans") == (player.kind == "human")
 
 
 class Race:
