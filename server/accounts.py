@@ -101,9 +101,6 @@ class Accounts:
             if name not in self._guests:
                 return name
 
-    def player(self, player_id: str) -> Player | None:
-        return self._players.get(player_id)
-
     def forget(self, player: Player) -> None:
         """Drop a guest that left with nothing to come back to (accounts stay known)."""
         if not player.registered:

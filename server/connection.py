@@ -23,7 +23,6 @@ class Connection:
     player: Player | None = None
     bad_in_row: int = 0  # bad or rate-limited messages since the last good one
     spectating: set[str] = field(default_factory=set)
-    topics: set[str] = field(default_factory=set)
 
     async def send(self, msg: dict[str, Any]) -> None:
         """Send and wait for the socket to take it (answers: backpressure per client)."""

@@ -164,12 +164,10 @@ class Handlers:
 
     async def on_subscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
         self.lobby.subscribers.add(conn)
-        conn.topics.add(req["topic"])
         return {"type": "subscribed", "topic": req["topic"], "races": self.lobby.listing()}
 
     async def on_unsubscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
         self.lobby.subscribers.discard(conn)
-        conn.topics.discard(req["topic"])
         return {"type": "unsubscribed", "topic": req["topic"]}
 
     async def on_record(self, conn: Connection, req: dict[str, Any]) -> Message:
