@@ -11,7 +11,7 @@ import hashlib
 import re
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from terrace.errors import ProtocolError
@@ -33,7 +33,6 @@ class Player:
     connection: Any = None  # server.connection.Connection while connected
     race: str | None = None  # the race the player is seated in, until it is over for them
     queued: Any = None  # the queue key while waiting in matchmaking
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "kind": self.kind, "guest": not self.registered}
