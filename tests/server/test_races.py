@@ -18,7 +18,7 @@ import terrace
 from server.app import RaceServer
 from terrace.deal import commitment
 from terrace.protocol import JSON, MSGPACK, decode
-from tests.terrace.positions import SLOW_MOVE, slow_search_position
+from tests.terrace.positions import SLOW_MOVE, family_game, slow_search_position
 
 from .players import Outcome, Policy, play_out
 from .wire import Client, Message
@@ -562,3 +562,22 @@ async def test_seats_reaching_the_same_position_share_one_lost_search(
     again.share_searches(first)
     again.play(SLOW_MOVE)
     assert again.quick_status() == "playing"  # remembered for every seat of the race
+
+
+async def test_a_move_that_loses_the_game_finishes_its_player_and_its_answer_comes_first(
+    connect: Connect, server: RaceServer
+) -> None:
+    race_id, (a,), _ = await open_race(connect, [MSGPACK], goal="clear")  # its terrace is empty
+    # a 2c turned from the stock will fit nowhere: the game is lost by that move
+    lost_next = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["2c"])
+    server.lobby.races[race_id].seats[player_id(a)].game = lost_next
+    await a.send({"type": "move", "id": 5, "race": race_id, "seq": 1, "move": "S-W"})
+    moved = await a.wait(lambda m: m.get("type") in ("moved", "finished"))
+    assert moved["type"] == "moved" and moved["re"] == 5  # the answer before the end it causes
+    assert moved["status"] == "lost" and moved["finish"] == "stuck"
+    assert moved["events"][-1] == {"type": "game_over", "status": "lost"}
+    finished = await a.wait("finished")
+    (row,) = finished["results"]
+    assert (row["finish"], row["place"], row["status"]) == ("stuck", 1, "lost")
+    again = await a.request("move", race=race_id, seq=2, move="W-1")
+    assert again["code"] == "race_not_running"
