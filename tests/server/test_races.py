@@ -581,3 +581,52 @@ async def test_a_move_that_loses_the_game_finishes_its_player_and_its_answer_com
     assert (row["finish"], row["place"], row["status"]) == ("stuck", 1, "lost")
     again = await a.request("move", race=race_id, seq=2, move="W-1")
     assert again["code"] == "race_not_running"
+
+
+async def test_emptying_the_terrace_reaches_the_goal_with_a_final_place_while_others_play_on(
+    connect: Connect, server: RaceServer
+) -> None:
+    race_id, (a, b), _ = await open_race(connect, [MSGPACK, JSON])  # goal: terrace
+    one_left = family_game(
+        "terrace", terrace_cards=["Ah"], foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["2c"]
+    )
+    server.lobby.races[race_id].seats[player_id(a)].game = one_left
+    moved = await a.request("move", race=race_id, seq=1, move="tf")
+    assert (moved["move"], moved["finish"], moved["status"]) == ("T-F1", "goal", "playing")
+    assert moved["events"] == [{"type": "home", "card": "Ah", "to": "F1"}, {"type": "terrace_cleared"}]
+    standings = await b.wait(lambda m: m.get("type") == "standings" and row_of(m["rows"], a)["finished"])
+    first, second = standings["rows"]
+    assert first["player"]["id"] == player_id(a)
+    assert (first["finish"], first["place"], first["terrace_left"]) == ("goal", 1, 0)
+    assert (second["finished"], second["place"]) == (False, None)  # still racing: no place yet
+    assert (await a.request("move", race=race_id, seq=2, move="S-W"))["code"] == "player_finished"
+    assert (await b.request("move", race=race_id, seq=1, move="1-F1"))["type"] == "moved"
+    await b.request("resign", race=race_id)
+    finished = await b.wait("finished")
+    assert [(r["player"]["id"], r["place"], r["finish"]) for r in finished["results"]] == [
+        (player_id(a), 1, "goal"),
+        (player_id(b), 2, "resigned"),
+    ]
+
+
+async def test_goal_finishers_are_placed_by_time_ahead_of_everyone_else(
+    connect: Connect, server: RaceServer
+) -> None:
+    race_id, (a, b, c), _ = await open_race(connect, [MSGPACK, JSON, MSGPACK])
+    seats = server.lobby.races[race_id].seats
+    for client in (a, b):
+        seats[player_id(client)].game = family_game(
+            "terrace", terrace_cards=["Ah"], foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["2c"]
+        )
+    assert (await c.request("move", race=race_id, seq=1, move="1-F1"))["type"] == "moved"  # c scores first
+    assert (await b.request("move", race=race_id, seq=1, move="T-F1"))["finish"] == "goal"
+    await asyncio.sleep(0.01)
+    assert (await a.request("move", race=race_id, seq=1, move="T-F1"))["finish"] == "goal"
+    await c.request("resign", race=race_id)
+    results = (await c.wait("finished"))["results"]
+    assert [(r["player"]["id"], r["place"], r["finish"]) for r in results] == [
+        (player_id(b), 1, "goal"),
+        (player_id(a), 2, "goal"),
+        (player_id(c), 3, "resigned"),
+    ]
+    assert results[0]["time"] < results[1]["time"]
