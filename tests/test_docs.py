@@ -80,3 +80,14 @@ def test_readme_lists_every_server_setting_with_its_flag_and_variable() -> None:
     readme = (ROOT / "README.md").read_text()
     for f in fields(Config):
         assert f"| `--{f.name.replace('_', '-')}` | `{env_name(f.name)}` |" in readme, f.name
+
+
+def test_protocol_reference_verification_vectors_match_the_engine() -> None:
+    from terrace.cards import NAME
+    from terrace.deal import commitment, shuffle
+
+    section = _protocol_doc().split("### Verifying a race", 1)[1].split("\n### ", 1)[0]
+    first_five = [" ".join(NAME[c] for c in shuffle(range(104), deal)[:5]) for deal in (1, bytes(range(32)))]
+    assert f"starts `{first_five[0]}` in the Terrace family" in section
+    assert f"starts `{first_five[1]}`" in section
+    assert f"commitment is\n`{commitment(bytes(range(32)))}`" in section
