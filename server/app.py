@@ -14,6 +14,7 @@ import functools
 import http
 import json
 import logging
+import math
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
@@ -143,7 +144,7 @@ class RaceServer:
             pass
         finally:
             worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):  # whatever ended it, clean up
                 await worker
             self.connections.discard(conn)
             self.metrics.connections.dec()
@@ -161,7 +162,7 @@ class RaceServer:
             rid = request_id(msg)
             wait = conn.bucket.take()
             if wait:
-                raise ProtocolError("rate_limited", retry_after=round(wait, 3))
+                raise ProtocolError("rate_limited", retry_after=math.ceil(wait * 1000) / 1000)  # never 0
             req = check_request(msg)
             self.metrics.messages.labels(req["type"]).inc()
             try:
@@ -177,7 +178,10 @@ class RaceServer:
 
     def _refuse(self, conn: Connection, error: ProtocolError, rid: int | None) -> None:
         self.metrics.errors.labels(error.code).inc()
-        conn.push(error.to_message(rid))
+        try:
+            conn.push(error.to_message(rid))
+        except Exception:  # an error that cannot be sent must not take the connection down
+            log.exception("could not send error %s", error.code)
 
     async def _work(self, conn: Connection, pending: asyncio.Queue[dict[str, Any]]) -> None:
         while True:
@@ -190,7 +194,7 @@ class RaceServer:
                 self._refuse(conn, e, req.get("id"))
             except ConnectionClosed:
                 return
-            except Exception:
+            except Exception:  # a bug: log it, answer `internal`, keep serving this connection
                 log.exception("request %s failed", req.get("type"))
                 self._refuse(conn, ProtocolError("internal"), req.get("id"))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -97,7 +98,21 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         )
     args = parser.parse_args(argv)
     config = dataclasses.replace(base, **vars(args))
-    problems = [f"--{k.replace('_', '-')} must be positive" for k in _POSITIVE if getattr(config, k) <= 0]
+    problems = [f"--{k.replace('_', '-')} must be positive" for k in _POSITIVE if not getattr(config, k) > 0]
+    problems += [
+        f"--{k.replace('_', '-')} must not be negative" for k in _NOT_NEGATIVE if not getattr(config, k) >= 0
+    ]
+    problems += [
+        f"--{f.name.replace('_', '-')} must be a finite number"
+        for f in fields(Config)
+        if isinstance(getattr(config, f.name), float) and not math.isfinite(getattr(config, f.name))
+    ]
+    if not 0 <= config.port <= 65_535:
+        problems.append("--port must be 0..65535")
+    if config.queue_seats < 2:
+        problems.append("--queue-seats must be at least 2 (matchmaking makes races of two or more)")
+    if not 0 < config.default_time_limit <= config.max_time_limit:
+        problems.append("--default-time-limit must be positive and at most --max-time-limit")
     if problems:
         parser.error("; ".join(problems))
     return config
@@ -112,4 +127,12 @@ _POSITIVE = (
     "max_pending",
     "max_seats",
     "max_time_limit",
+)
+_NOT_NEGATIVE = (
+    "countdown",
+    "grace",
+    "queue_wait",
+    "standings_interval",
+    "max_bad_messages",
+    "keep_finished",
 )

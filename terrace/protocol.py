@@ -94,6 +94,16 @@ def decode(frame: Frame, subprotocol: str = MSGPACK) -> Message:
             if not isinstance(frame, str):
                 raise ProtocolError("bad_message", detail="this subprotocol takes JSON in text frames")
             data = json.loads(frame)
+            # JSON may escape lone surrogates ("\ud800"): valid syntax, but not text that
+            # could ever be sent back, so it is refused like msgpack's invalid UTF-8.
+            if "\\u" in frame and _has_surrogate(data):
+                error = ProtocolError(
+                    "bad_message", detail="strings must be valid Unicode (no lone surrogates)"
+                )
+                rid = request_id(data) if isinstance(data, dict) else None
+                if rid is not None:
+                    error.fields["re"] = rid  # the answer can still name the request
+                raise error
         else:
             if not isinstance(frame, bytes):
                 raise ProtocolError("bad_message", detail="this subprotocol takes msgpack in binary frames")
@@ -107,6 +117,16 @@ def decode(frame: Frame, subprotocol: str = MSGPACK) -> Message:
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", detail="a message is a map")
     return data
+
+
+def _has_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
 
 
 def _codec(subprotocol: str) -> str:
@@ -129,10 +149,11 @@ def check_request(message: Mapping[str, Any]) -> Message:
         raise ProtocolError("bad_message", detail="a message needs a string 'type'")
     if kind not in REQUESTS:
         raise ProtocolError("unknown_type", request=kind[:40])
-    if "id" in message and request_id(message) is None:
+    has_id = message.get("id") is not None  # null counts as absent
+    if has_id and request_id(message) is None:
         raise ProtocolError("bad_field", field="id", detail="must be an integer")
     out: Message = {"type": kind}
-    if "id" in message:
+    if has_id:
         out["id"] = message["id"]
     for name, field in REQUESTS[kind].items():
         if name not in message or message[name] is None:

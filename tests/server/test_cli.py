@@ -4,6 +4,7 @@ start, listen line, graceful shutdown on SIGTERM/SIGINT and a clear failure on a
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 import signal
@@ -11,80 +12,216 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from server.config import Config, parse
+from server.config import Config, env_name, parse
 
 from .wire import Client
 
-LISTEN = re.compile(r"listening on (ws://127\.0\.0\.1:(\d+)/ws)")
+COMMAND = str(Path(sys.executable).parent / "terrace-server")  # the installed console script
+LISTEN = re.compile(r"^terrace-server listening on (ws://127\.0\.0\.1:(\d+)/ws)$")
+
+
+def _env(**changes: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TERRACE_")}
+    env.update(changes)
+    return env
+
+
+# ----- config.parse ------------------------------------------------------------------------
 
 
 def test_defaults_with_no_flags_and_no_environment() -> None:
-    assert parse([], {}) == Config()
-    assert Config().url == "ws://127.0.0.1:8765/ws"
+    config = parse([], {})
+    assert config == Config()
+    assert (config.host, config.port, config.public_url) == ("127.0.0.1", 8765, "")
+    assert (config.max_frame, config.rate, config.burst) == (65_536, 200.0, 1_000)
+    assert (config.max_conns_per_address, config.max_pending, config.max_bad_messages) == (128, 32, 20)
+    assert config.url == "ws://127.0.0.1:8765/ws"
 
 
-def test_environment_variables_set_each_kind_of_setting() -> None:
-    config = parse(
-        [], {"TERRACE_PORT": "9000", "TERRACE_RATE": "12.5", "TERRACE_PUBLIC_URL": "wss://race.example/ws"}
-    )
-    assert (config.port, config.rate, config.public_url) == (9000, 12.5, "wss://race.example/ws")
+def test_every_setting_has_its_environment_variable() -> None:
+    assert [env_name(f.name) for f in dataclasses.fields(Config)][:4] == [
+        "TERRACE_HOST",
+        "TERRACE_PORT",
+        "TERRACE_PUBLIC_URL",
+        "TERRACE_MAX_FRAME",
+    ]
+    changed = {
+        "host": "0.0.0.0",
+        "port": 9000,
+        "public_url": "wss://race.example/ws",
+        "max_frame": 1024,
+        "rate": 12.5,
+        "burst": 7,
+        "max_conns_per_address": 3,
+        "max_pending": 4,
+        "max_bad_messages": 5,
+        "max_seats": 6,
+        "max_time_limit": 600,
+        "default_time_limit": 300,
+        "countdown": 0.5,
+        "grace": 2.5,
+        "queue_seats": 3,
+        "queue_wait": 1.5,
+        "standings_interval": 0.25,
+        "keep_finished": 10,
+        "search_workers": 1,
+    }
+    assert set(changed) == {f.name for f in dataclasses.fields(Config)}
+    config = parse([], {env_name(k): str(v) for k, v in changed.items()})
+    assert dataclasses.asdict(config) == changed
     assert config.url == "wss://race.example/ws"
 
 
+def test_the_environment_is_read_from_os_environ_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERRACE_PORT", "9001")
+    monkeypatch.setenv("TERRACE_HOST", "::1")
+    config = parse([])
+    assert (config.host, config.port) == ("::1", 9001)
+
+
 def test_flags_win_over_the_environment() -> None:
-    config = parse(["--port", "9100", "--max-conns-per-address", "3"], {"TERRACE_PORT": "9000"})
-    assert (config.port, config.max_conns_per_address) == (9100, 3)
+    config = parse(
+        ["--port", "9100", "--max-conns-per-address", "3", "--rate", "50"],
+        {"TERRACE_PORT": "9000", "TERRACE_RATE": "10", "TERRACE_BURST": "20"},
+    )
+    assert (config.port, config.max_conns_per_address, config.rate, config.burst) == (9100, 3, 50.0, 20)
 
 
-def test_an_invalid_environment_value_stops_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("variable", "value", "kind"),
+    [
+        ("TERRACE_PORT", "eighty", "int"),
+        ("TERRACE_MAX_FRAME", "1.5", "int"),
+        ("TERRACE_RATE", "fast", "float"),
+    ],
+)
+def test_an_invalid_environment_value_stops_with_a_message(
+    variable: str, value: str, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as info:
-        parse([], {"TERRACE_PORT": "eighty"})
+        parse([], {variable: value})
     assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"terrace-server: error: {variable}={value!r} is not a valid {kind}" in err
+
+
+def test_an_invalid_environment_value_is_refused_even_when_a_flag_sets_the_setting(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        parse(["--port", "9000"], {"TERRACE_PORT": "eighty"})
     assert "TERRACE_PORT='eighty' is not a valid int" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("flag", ["--rate", "--max-frame", "--burst", "--search-workers"])
-def test_limits_must_be_positive(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_invalid_flag_value_stops_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse(["--port", "eighty"], {})
+    assert info.value.code == 2
+    assert "argument --port: invalid int value: 'eighty'" in capsys.readouterr().err
+
+
+LIMITS = [
+    "--max-frame",
+    "--rate",
+    "--burst",
+    "--search-workers",
+    "--max-conns-per-address",
+    "--max-pending",
+    "--max-seats",
+    "--max-time-limit",
+]
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+@pytest.mark.parametrize("flag", LIMITS)
+def test_limits_must_be_positive(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse([f"{flag}={value}"], {})
+    assert info.value.code == 2
+    assert f"terrace-server: error: {flag} must be positive" in capsys.readouterr().err
+
+
+def test_a_non_positive_limit_from_the_environment_is_refused_too(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        parse([flag, "0"], {})
-    assert f"{flag} must be positive" in capsys.readouterr().err
+        parse([], {"TERRACE_MAX_PENDING": "0", "TERRACE_BURST": "-5"})
+    assert "--burst must be positive; --max-pending must be positive" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--rate", "nan"], ["--queue-seats", "0"], ["--default-time-limit", "0"]],
+    ids=["rate-nan", "queue-seats-0", "default-time-limit-0"],
+)
+def test_settings_that_cannot_work_are_refused(argv: list[str]) -> None:
+    # rate=nan: the token bucket's min(burst, nan) keeps it full, silently no rate limit;
+    # queue_seats=0: matchmaking makes empty races until RecursionError;
+    # default_time_limit=0: races without a time_limit would end as they start.
+    with pytest.raises(SystemExit):
+        parse(argv, {})
+
+
+# ----- the real command --------------------------------------------------------------------
 
 
 @pytest.fixture
 def running() -> Iterator[tuple[subprocess.Popen[str], str]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TERRACE_")}
+    """The installed `terrace-server --port 0`, its listen line read: (process, websocket URL)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", "0", "--countdown", "0"],
+        [COMMAND, "--port", "0", "--countdown", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env=_env(),
     )
     assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = LISTEN.search(line)
+    line = proc.stdout.readline().rstrip("\n")
+    match = LISTEN.match(line)
     assert match, line + (proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
+    port = int(match.group(2))
+    assert port != 0  # the real port, not the 0 asked for
+    health = proc.stdout.readline().rstrip("\n")
+    assert health == f"  health http://127.0.0.1:{port}/healthz  metrics http://127.0.0.1:{port}/metrics"
     yield proc, match.group(1)
     if proc.poll() is None:
         proc.kill()
     proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 async def test_the_command_serves_then_shuts_down_gracefully_on_a_signal(
     running: tuple[subprocess.Popen[str], str], sig: signal.Signals
 ) -> None:
     proc, url = running
     client = await Client.open(url)
-    assert (await client.request("hello", name="alice"))["type"] == "welcome"
+    welcome = await client.request("hello", name="alice")
+    assert (welcome["type"], welcome["player"]["name"]) == ("welcome", "alice")
+    race = (await client.request("create", variant="terrace", seats=1))["race"]["id"]
+    await client.request("start", race=race)
+    await client.wait("started")  # a running race, with its clock, is no reason to hang
     proc.send_signal(sig)
-    await asyncio.wait_for(client.closed, 10)
+    await asyncio.wait_for(client.closed, 5)
     assert client.ws.close_code == 1001
-    assert await asyncio.to_thread(proc.wait, 10) == 0
-    assert proc.stdout is not None and "shutting down" in proc.stdout.read()
+    assert await asyncio.to_thread(proc.wait, 5) == 0
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read() == "terrace-server shutting down: closing connections (1001)\n"
+    assert "Traceback" not in proc.stderr.read()
+
+
+async def test_the_port_is_free_again_after_shutdown(running: tuple[subprocess.Popen[str], str]) -> None:
+    proc, url = running
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    proc.send_signal(signal.SIGTERM)
+    assert await asyncio.to_thread(proc.wait, 5) == 0
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port))  # no OSError: nothing listens there any more
 
 
 def test_a_port_in_use_fails_with_exit_code_1_and_a_clear_message() -> None:
@@ -93,20 +230,27 @@ def test_a_port_in_use_fails_with_exit_code_1_and_a_clear_message() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "server", "--port", str(port)], capture_output=True, text=True, timeout=30
+            [COMMAND, "--port", str(port)], capture_output=True, text=True, timeout=30, env=_env()
         )
     assert result.returncode == 1
-    assert f"terrace-server: cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"terrace-server: cannot listen on 127.0.0.1:{port}: [Errno 98] ")
+    assert "address already in use" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_port_out_of_range_fails_with_a_clear_message(port: str) -> None:
+    result = subprocess.run([COMMAND, "--port", port], capture_output=True, text=True, timeout=30, env=_env())
+    assert result.returncode in (1, 2)  # a usage error (2) or cannot listen (1): either, told clearly
+    assert result.stderr.startswith(("terrace-server: ", "usage: terrace-server"))
+    assert "port" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_the_installed_console_script_documents_every_setting() -> None:
-    from dataclasses import fields
-    from pathlib import Path
-
-    script = Path(sys.executable).parent / "terrace-server"
-    result = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=30)
+    result = subprocess.run([COMMAND, "--help"], capture_output=True, text=True, timeout=30, env=_env())
     assert result.returncode == 0
-    for f in fields(Config):
+    for f in dataclasses.fields(Config):
         assert f"--{f.name.replace('_', '-')}" in result.stdout
         assert f"TERRACE_{f.name.upper()}" in result.stdout

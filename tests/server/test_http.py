@@ -23,6 +23,8 @@ Connect = Callable[..., Awaitable[Client]]
 
 
 async def _get(server: RaceServer, path: str) -> tuple[int, str, str]:
+    """(status, Content-Type, body) of a plain GET, from a thread so the server keeps running."""
+
     def fetch() -> tuple[int, str, str]:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as r:
@@ -39,57 +41,192 @@ def _metric(text: str, name: str) -> float:
     return float(match.group(1))
 
 
-async def test_healthz_says_ok_with_counts(server: RaceServer, connect: Connect) -> None:
-    await connect(name="alice")
+async def _metrics(server: RaceServer) -> str:
+    status, content_type, text = await _get(server, "/metrics")
+    assert (status, content_type) == (200, "text/plain; version=0.0.4; charset=utf-8")
+    return text
+
+
+async def _health(server: RaceServer) -> dict[str, object]:
     status, content_type, body = await _get(server, "/healthz")
     assert (status, content_type) == (200, "application/json")
-    assert json.loads(body) == {"status": "ok", "connections": 1, "races": 0}
+    health: dict[str, object] = json.loads(body)
+    return health
 
 
-async def test_metrics_count_moves_errors_connections_and_races(server: RaceServer, connect: Connect) -> None:
+async def _solo_race(client: Client) -> str:
+    race: str = (await client.request("create", variant="terrace", seats=1))["race"]["id"]
+    assert (await client.request("start", race=race))["type"] != "error"
+    await client.wait("started")
+    return race
+
+
+# ----- /healthz ----------------------------------------------------------------------------
+
+
+async def test_healthz_says_ok_with_counts(server: RaceServer, connect: Connect) -> None:
+    assert await _health(server) == {"status": "ok", "connections": 0, "races": 0}
+    alice = await connect(name="alice")
+    assert await _health(server) == {"status": "ok", "connections": 1, "races": 0}
+    await alice.request("create", variant="terrace", seats=2)
+    bob = await connect(name="bob")
+    assert await _health(server) == {"status": "ok", "connections": 2, "races": 1}
+    await bob.close()
+    for _ in range(100):  # the server counts the close when the connection's handler ends
+        if (await _health(server))["connections"] == 1:
+            break
+        await asyncio.sleep(0.01)
+    assert await _health(server) == {"status": "ok", "connections": 1, "races": 1}
+
+
+async def test_healthz_ignores_a_query_string(server: RaceServer) -> None:
+    status, _, body = await _get(server, "/healthz?probe=k8s")
+    assert (status, json.loads(body)) == (200, {"status": "ok", "connections": 0, "races": 0})
+
+
+# ----- /metrics ----------------------------------------------------------------------------
+
+
+async def test_metrics_name_every_series_with_its_prometheus_type(server: RaceServer) -> None:
+    text = await _metrics(server)
+    for name, kind in [
+        ("terrace_connections", "gauge"),
+        ("terrace_races", "gauge"),
+        ("terrace_messages_total", "counter"),
+        ("terrace_moves_total", "counter"),
+        ("terrace_errors_total", "counter"),
+        ("terrace_races_finished_total", "counter"),
+        ("terrace_move_seconds", "histogram"),
+    ]:
+        assert f"# TYPE {name} {kind}\n" in text, name
+    assert _metric(text, "terrace_connections") == 0
+    assert _metric(text, 'terrace_races{state="open"}') == 0
+    assert _metric(text, "terrace_moves_total") == 0
+    assert _metric(text, "terrace_move_seconds_count") == 0
+    assert _metric(text, 'terrace_move_seconds_bucket{le="+Inf"}') == 0
+    assert "terrace_errors_total{" not in text  # no error sent yet
+
+
+async def test_three_legal_moves_count_three_moves_and_three_timings(
+    server: RaceServer, connect: Connect
+) -> None:
     a = await connect(name="alice")
-    race = (await a.request("create", variant="terrace", seats=1))["race"]["id"]
-    await a.request("start", race=race)
-    await a.wait("started")
+    race = await _solo_race(a)
     for seq, move in enumerate(["1-F1", "S-W", "S-W"], 1):
         assert (await a.request("move", race=race, seq=seq, move=move))["type"] == "moved"
-    assert (await a.request("move", race=race, seq=9, move="S-W"))["code"] == "bad_seq"
-
-    status, content_type, text = await _get(server, "/metrics")
-    assert status == 200 and content_type.startswith("text/plain; version=0.0.4")
+    text = await _metrics(server)
     assert _metric(text, "terrace_moves_total") == 3
     assert _metric(text, "terrace_move_seconds_count") == 3
-    assert _metric(text, 'terrace_errors_total{code="bad_seq"}') == 1
+    assert _metric(text, 'terrace_move_seconds_bucket{le="+Inf"}') == 3
+    assert 0 < _metric(text, "terrace_move_seconds_sum") < 3
+    assert _metric(text, 'terrace_messages_total{type="move"}') == 3
     assert _metric(text, "terrace_connections") == 1
     assert _metric(text, 'terrace_races{state="running"}') == 1
     assert _metric(text, 'terrace_races{state="open"}') == 0
+    assert _metric(text, 'terrace_races{state="countdown"}') == 0
+
+
+async def test_refused_and_resent_moves_are_not_counted_as_moves(
+    server: RaceServer, connect: Connect
+) -> None:
+    a = await connect(name="alice")
+    race = await _solo_race(a)
+    assert (await a.request("move", race=race, seq=1, move="1-F1"))["type"] == "moved"
+    assert (await a.request("move", race=race, seq=1, move="1-F1"))["type"] == "moved"  # a resend
+    assert (await a.request("move", race=race, seq=2, move="F1-2"))["code"] == "illegal_move"
+    assert (await a.request("move", race=race, seq=9, move="S-W"))["code"] == "bad_seq"
+    text = await _metrics(server)
+    assert _metric(text, "terrace_moves_total") == 1
+    assert _metric(text, "terrace_move_seconds_count") == 1
     assert _metric(text, 'terrace_messages_total{type="move"}') == 4
-    assert 'terrace_move_seconds_bucket{le="0.001"}' in text
+    assert _metric(text, 'terrace_errors_total{code="illegal_move"}') == 1
+    assert _metric(text, 'terrace_errors_total{code="bad_seq"}') == 1
+
+
+async def test_each_error_sent_increments_its_code(server: RaceServer, connect: Connect) -> None:
+    client = await connect()
+    await client.send_raw(b"\xc1")
+    await client.wait("error")
+    assert _metric(await _metrics(server), 'terrace_errors_total{code="bad_message"}') == 1
+    await client.send_raw(b"\xc1")
+    await client.wait("error")
+    assert (await client.request("join", race="r1"))["code"] == "hello_first"
+    assert (await client.request("teleport"))["code"] == "unknown_type"
+    text = await _metrics(server)
+    assert _metric(text, 'terrace_errors_total{code="bad_message"}') == 2
+    assert _metric(text, 'terrace_errors_total{code="hello_first"}') == 1
+    assert _metric(text, 'terrace_errors_total{code="unknown_type"}') == 1
+    assert 'terrace_errors_total{code="bad_field"}' not in text
+
+
+async def test_a_finished_race_is_counted(server: RaceServer, connect: Connect) -> None:
+    a = await connect(name="alice")
+    race = await _solo_race(a)
+    await a.request("resign", race=race)
+    await a.wait("finished")
+    text = await _metrics(server)
+    assert _metric(text, "terrace_races_finished_total") == 1
+    assert _metric(text, 'terrace_races{state="running"}') == 0
+
+
+# ----- other paths -------------------------------------------------------------------------
 
 
 async def test_an_unknown_path_is_404(server: RaceServer) -> None:
-    status, _, body = await _get(server, "/nowhere")
-    assert status == 404 and "/ws" in body
+    status, content_type, body = await _get(server, "/nowhere")
+    assert (status, content_type, body) == (
+        404,
+        "text/plain; charset=utf-8",
+        "not found: try /, /ws, /healthz or /metrics\n",
+    )
+
+
+async def test_a_plain_get_of_the_websocket_path_asks_for_an_upgrade(server: RaceServer) -> None:
+    status, _, body = await _get(server, "/ws")
+    assert status == 426
+    assert "You need a WebSocket client" in body
+
+
+# ----- subprotocol negotiation -------------------------------------------------------------
 
 
 async def test_a_client_offering_no_subprotocol_speaks_msgpack(server: RaceServer) -> None:
     async with ws_connect(server.url) as ws:
         assert ws.subprotocol is None
-        await ws.send(msgpack.packb({"type": "ping", "id": 1}))
-        assert msgpack.unpackb(await ws.recv())["type"] == "pong"
+        assert ws.response is not None and "Sec-WebSocket-Protocol" not in ws.response.headers
+        await ws.send(msgpack.packb({"type": "hello", "id": 1, "name": "alice"}))
+        welcome = msgpack.unpackb(await ws.recv())
+        assert (welcome["type"], welcome["re"], welcome["player"]["name"]) == ("welcome", 1, "alice")
+        await ws.send(json.dumps({"type": "ping", "id": 2}))  # text is not this subprotocol
+        error = msgpack.unpackb(await ws.recv())
+        assert (error["type"], error["code"]) == ("error", "bad_message")
 
 
-@pytest.mark.parametrize("offer", [[JSON], ["other.v9", JSON], [JSON, MSGPACK]])
+async def test_a_client_offering_only_json_gets_json(server: RaceServer) -> None:
+    async with ws_connect(server.url, subprotocols=[JSON]) as ws:  # type: ignore[list-item]
+        assert ws.subprotocol == JSON
+        await ws.send(json.dumps({"type": "hello", "id": 1, "name": "alice"}))
+        frame = await ws.recv()
+        assert isinstance(frame, str)
+        welcome = json.loads(frame)
+        assert (welcome["type"], welcome["re"], welcome["player"]["name"]) == ("welcome", 1, "alice")
+
+
+@pytest.mark.parametrize(
+    ("offer", "chosen"),
+    [([MSGPACK], MSGPACK), (["other.v9", JSON], JSON), ([JSON, MSGPACK], JSON), ([MSGPACK, JSON], MSGPACK)],
+)
 async def test_the_first_offered_subprotocol_the_server_speaks_is_chosen(
-    server: RaceServer, offer: list[str]
+    server: RaceServer, offer: list[str], chosen: str
 ) -> None:
     async with ws_connect(server.url, subprotocols=offer) as ws:  # type: ignore[arg-type]
-        assert ws.subprotocol == JSON
-        await ws.send(json.dumps({"type": "ping", "id": 1}))
-        assert json.loads(await ws.recv())["type"] == "pong"
+        assert ws.subprotocol == chosen
+        client = Client(ws)
+        assert (await client.request("ping"))["type"] == "pong"
 
 
 async def test_offering_only_unknown_subprotocols_fails_the_handshake_with_400(server: RaceServer) -> None:
     with pytest.raises(InvalidStatus) as info:
-        await ws_connect(server.url, subprotocols=["chat.v1"])  # type: ignore[list-item]
+        await ws_connect(server.url, subprotocols=["chat.v1", "terrace.v2.json"])  # type: ignore[list-item]
     assert info.value.response.status_code == 400
+    assert await _health(server) == {"status": "ok", "connections": 0, "races": 0}
