@@ -21,7 +21,7 @@ class Connection:
     address: str
     bucket: TokenBucket
     player: Player | None = None
-    bad_in_row: int = 0  # bad or rate-limited messages since the last good one
+    bad_in_row: int = 0  # refused messages (bad, rate-limited, busy) since the last accepted one
     spectating: set[str] = field(default_factory=set)
 
     async def send(self, msg: dict[str, Any]) -> None:
