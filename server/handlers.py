@@ -119,9 +119,16 @@ class Handlers:
     async def on_queue(self, conn: Connection, req: dict[str, Any]) -> Message:
         player = self._player(conn)
         (variant, goal, pool), position = self.lobby.queue(
-            player, req["variant"], req.get("goal"), req.get("pool", "all")
+            player, req["variant"], req.get("goal"), req.get("pool", "all"), req.get("house", False)
         )
-        return {"type": "queued", "variant": variant, "goal": goal, "pool": pool, "position": position}
+        return {
+            "type": "queued",
+            "variant": variant,
+            "goal": goal,
+            "pool": pool,
+            "house": req.get("house", False),
+            "position": position,
+        }
 
     async def on_unqueue(self, conn: Connection, req: dict[str, Any]) -> Message:
         self.lobby.unqueue(self._player(conn))

@@ -32,6 +32,7 @@ QueueKey = tuple[str, str, str]  # variant, goal, pool
 class _Waiting:
     players: list[Player] = field(default_factory=list)
     since: dict[str, float] = field(default_factory=dict)  # player id -> loop time queued
+    house: set[str] = field(default_factory=set)  # ids of players who wait only to race others
     timer: asyncio.TimerHandle | None = None
 
 
@@ -192,7 +193,9 @@ class Lobby:
 
     # ----- matchmaking --------------------------------------------------------------
 
-    def queue(self, player: Player, variant: str, goal: str | None, pool: str) -> tuple[QueueKey, int]:
+    def queue(
+        self, player: Player, variant: str, goal: str | None, pool: str, house: bool = False
+    ) -> tuple[QueueKey, int]:
         goal = goal or ("clear" if variant == "louis" else "terrace")
         if variant == "louis" and goal != "clear":
             raise ProtocolError("bad_goal", variant=variant)
@@ -204,6 +207,8 @@ class Lobby:
         loop = asyncio.get_running_loop()
         waiting.players.append(player)
         waiting.since[player.id] = loop.time()
+        if house:
+            waiting.house.add(player.id)
         player.queued = key
         position = len(waiting.players)
         self._queue_check(key)
@@ -216,6 +221,7 @@ class Lobby:
         waiting = self.queues[key]
         waiting.players.remove(player)
         waiting.since.pop(player.id, None)
+        waiting.house.discard(player.id)
         player.queued = None
         if not waiting.players:
             if waiting.timer is not None:
@@ -229,9 +235,11 @@ class Lobby:
         if waiting.timer is not None:
             waiting.timer.cancel()
             waiting.timer = None
-        if len(waiting.players) < 2:
+        if len(waiting.players) < 2 or not self._has_guest(waiting):
             return
-        group = waiting.players[: self.config.queue_seats]
+        # Players who came to race take their seats first; house players fill the rest.
+        ordered = sorted(waiting.players, key=lambda p: p.id in waiting.house)
+        group = ordered[: self.config.queue_seats]
         for p in group:
             self.unqueue(p)
         variant, goal, pool = key
@@ -246,12 +254,19 @@ class Lobby:
     def _queue_check(self, key: QueueKey) -> None:
         """Match a full group now, or set the timer for the wait once two are waiting."""
         waiting = self.queues[key]
+        if not self._has_guest(waiting):
+            return  # house players alone never make a race: they wait for someone to race
         if len(waiting.players) >= self.config.queue_seats:
             self._match(key)
         elif len(waiting.players) >= 2 and waiting.timer is None:
             loop = asyncio.get_running_loop()
-            delay = max(0.0, min(waiting.since.values()) + self.config.queue_wait - loop.time())
+            guests = [t for pid, t in waiting.since.items() if pid not in waiting.house]
+            delay = max(0.0, min(guests) + self.config.queue_wait - loop.time())
             waiting.timer = loop.call_later(delay, self._match, key)
+
+    @staticmethod
+    def _has_guest(waiting: _Waiting) -> bool:
+        return len(waiting.players) > len(waiting.house)
 
     # ----- watching -----------------------------------------------------------------
 

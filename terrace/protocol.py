@@ -67,6 +67,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "variant": Field(str, True, choices=tuple(VARIANTS)),
         "goal": Field(str, choices=GOALS),
         "pool": Field(str, choices=POOLS),
+        "house": Field(bool),
     },
     "unqueue": {},
     "move": {"race": _ID, "seq": Field(int, True, low=1, high=2**31), "move": Field(str, True, high=64)},

@@ -387,6 +387,7 @@ async def test_two_queued_players_are_matched_after_queue_wait_and_both_start(
         "variant": "terrace",
         "goal": "terrace",
         "pool": "all",
+        "house": False,
         "position": 1,
     }
     qb = await bob.request("queue", variant="terrace")
@@ -440,6 +441,48 @@ async def test_queue_keeps_apart_different_variants_and_goals(server: RaceServer
     assert {p["name"] for p in started["players"]} == {"alice", "dave"}
     assert (await alice.wait("started"))["race"] == started["race"]
     await _quiet(bob, carol, seconds=0.1, types=("race", "started"))
+
+
+async def test_house_players_alone_never_start_a_race_however_long_they_wait(
+    server: RaceServer, connect: Connect
+) -> None:
+    house = [await connect(name=n) for n in ("house-1", "house-2", "house-3", "house-4", "house-5")]
+    for c in house:
+        answer = await c.request("queue", variant="terrace", house=True)
+        assert (answer["type"], answer["house"]) == ("queued", True)
+    # five house players: more than a full race (4 seats) and longer than the wait
+    await _quiet(*house, seconds=server.config.queue_wait + 0.3, types=("race", "started"))
+
+
+async def test_a_player_joining_waiting_house_players_is_seated_first_and_starts_at_once(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    srv = await make_server(queue_seats=3, queue_wait=30)
+    house = [await connect(name=n, srv=srv) for n in ("house-1", "house-2", "house-3")]
+    for c in house:
+        assert (await c.request("queue", variant="terrace", house=True))["type"] == "queued"
+    alice = await connect(name="alice", srv=srv)
+    t0 = time.monotonic()
+    assert (await alice.request("queue", variant="terrace"))["position"] == 4
+    started = await alice.wait("started", timeout=3)
+    assert time.monotonic() - t0 < 3  # full at once: no queue_wait
+    # alice first, then the house players who waited longest
+    assert [p["name"] for p in started["players"]] == ["alice", "house-1", "house-2"]
+    assert (await house[0].wait("started"))["race"] == started["race"]
+    # the third house player is still waiting for the next person
+    assert (await house[2].request("queue", variant="terrace", house=True))["code"] == "already_queued"
+
+
+async def test_one_player_with_one_house_player_starts_after_the_wait(server: RaceServer, connect: Connect) -> None:
+    robo = await connect(name="robo")
+    assert (await robo.request("queue", variant="signora", house=True))["type"] == "queued"
+    await asyncio.sleep(server.config.queue_wait)  # the house player's wait does not count
+    alice = await connect(name="alice")
+    t0 = time.monotonic()
+    await alice.request("queue", variant="signora")
+    started = await alice.wait("started")
+    assert time.monotonic() - t0 >= server.config.queue_wait - 0.01
+    assert {p["name"] for p in started["players"]} == {"alice", "robo"}
 
 
 async def test_pool_bots_refuses_a_human_and_pool_humans_refuses_a_bot(connect: Connect) -> None:
