@@ -236,6 +236,8 @@ class Race:
         return {
             "type": "started",
             "race": self.id,
+            "variant": self.rules.variant,
+            "goal": self.rules.goal,
             "commitment": self.commitment,
             "view": view,
             "legal": legal,
@@ -436,6 +438,8 @@ class Race:
         finished = {
             "type": "finished",
             "race": self.id,
+            "variant": self.rules.variant,
+            "goal": self.rules.goal,
             "commitment": self.commitment,
             "seed": self._seed.hex() if self._seed else None,
             "results": self.results,

@@ -1,8 +1,9 @@
 """House rules of the code base, checked like any other behaviour.
 
 - ``terrace/`` is sans-I/O: it imports no event loop, socket, store or outer package;
-- the outer packages import inwards only: ``server/`` never imports ``client`` or ``bots``;
-- the code passes ``ruff`` (lint and format) and ``mypy --strict`` on ``terrace/`` and ``server/``;
+- the outer packages import inwards only: ``server/`` never imports ``client`` or ``bots``,
+  ``bots/`` never ``server`` or ``client``;
+- the code passes ``ruff`` (lint and format) and ``mypy --strict`` on ``terrace/``, ``server/`` and ``bots/``;
 - every module says what it is for in a docstring.
 """
 
@@ -39,7 +40,7 @@ def test_core_module_is_sans_io(path: Path) -> None:
     assert _imports(path) & FORBIDDEN_IN_CORE == set()
 
 
-OUTER = {"server": {"client", "bots"}}
+OUTER = {"server": {"client", "bots"}, "bots": {"server", "client"}}
 
 
 @pytest.mark.parametrize(
@@ -52,7 +53,13 @@ def test_outer_packages_import_only_inwards(path: Path) -> None:
     assert _imports(path) & OUTER[package] == set()
 
 
-MODULES = sorted([*CORE.glob("*.py"), *(ROOT / "server").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")])
+MODULES = sorted(
+    [
+        *CORE.glob("*.py"),
+        *(ROOT / "benchmarks").glob("*.py"),
+        *(p for pkg in OUTER for p in (ROOT / pkg).rglob("*.py")),
+    ]
+)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -76,6 +83,6 @@ def test_ruff_format_is_applied() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_core_and_server_type_check_strictly() -> None:
+def test_core_server_and_bots_type_check_strictly() -> None:
     r = _run("mypy")
     assert r.returncode == 0, r.stdout + r.stderr

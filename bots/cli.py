@@ -1,0 +1,197 @@
+"""The ``terrace-bot`` command: run a bot, keep house bots, register an account, swarm a server.
+
+    terrace-bot run MODULE:CLASS --server URL --token T [--queue VARIANT] [--races N]
+    terrace-bot house --server URL [--bots greedy:2,planner:1]
+    terrace-bot register NAME --server URL
+    terrace-bot swarm --server URL --players N --races M
+
+Exit codes: 0 done, 1 the server refused us or could not be reached, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import Coroutine
+from typing import Any
+
+from terrace import VARIANTS
+
+from .bot import load_bot
+from .house import keep_house, parse_lineup
+from .link import Link, LinkClosed
+from .sdk import SDKError, play
+from .swarm import swarm
+
+DEFAULT_SERVER = os.environ.get("TERRACE_SERVER", "ws://127.0.0.1:8765/ws")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="terrace-bot",
+        description="Race bots on a Terrace Race server.",
+        epilog="Exit codes: 0 done, 1 refused by the server or unreachable, 2 usage error.",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="log every race and reconnect")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def server(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--server",
+            default=DEFAULT_SERVER,
+            help=f"websocket URL (default $TERRACE_SERVER or {DEFAULT_SERVER})",
+        )
+
+    r = sub.add_parser("run", help="race one bot", description="Race a bot: MODULE:CLASS or a sample name.")
+    r.add_argument("bot", help="MODULE:CLASS, or random, greedy, planner")
+    server(r)
+    who = r.add_mutually_exclusive_group()
+    who.add_argument(
+        "--token", default=os.environ.get("TERRACE_TOKEN"), help="account token ($TERRACE_TOKEN)"
+    )
+    who.add_argument("--name", help="race as a guest with this name")
+    r.add_argument(
+        "--queue", metavar="VARIANT", default="terrace", choices=list(VARIANTS), help="variant to queue for"
+    )
+    r.add_argument("--goal", choices=["terrace", "clear"], help="race goal (default: the variant's)")
+    r.add_argument("--pool", choices=["all", "bots", "humans"], default="all", help="who to be matched with")
+    r.add_argument("--race", help="join this race id instead of queueing")
+    r.add_argument("--races", type=int, default=1, help="races to play; 0 = for ever (default 1)")
+    r.add_argument("--json", action="store_true", help="print each result as a JSON line")
+
+    h = sub.add_parser("house", help="keep sample bots in the queue for people to race")
+    server(h)
+    h.add_argument("--bots", default="greedy:2,planner:1", help="lineup, e.g. greedy:2,planner:1 (default)")
+    h.add_argument(
+        "--variant", action="append", choices=list(VARIANTS), help="variant(s) to wait in (default terrace)"
+    )
+    h.add_argument("--races", type=int, default=0, help="races per house bot; 0 = for ever (default)")
+
+    g = sub.add_parser("register", help="register an account and print its token (shown once)")
+    g.add_argument("name")
+    server(g)
+    g.add_argument("--human", action="store_true", help="register a human account (default: bot)")
+    g.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("swarm", help="load a server with many racing connections")
+    server(s)
+    s.add_argument("--players", type=int, default=20, help="connections (default 20)")
+    s.add_argument("--races", type=int, default=10, help="stop after this many races ended (default 10)")
+    s.add_argument("--bot", default="greedy", help="bot every player uses (default greedy)")
+    s.add_argument("--variant", default="terrace", choices=list(VARIANTS))
+    s.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _parser()
+    args = p.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose or args.command == "house" else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        if args.command == "run":
+            if args.races < 0:
+                p.error("--races must be 0 (for ever) or more")
+            factory = load_bot(args.bot)
+            return _run(_race(args, factory))
+        if args.command == "house":
+            if args.races < 0:
+                p.error("--races must be 0 (for ever) or more")
+            lineup = parse_lineup(args.bots)
+            coro = keep_house(args.server, lineup, args.variant or ["terrace"], races=args.races or None)
+            return _run(_quiet(coro))
+        if args.command == "register":
+            return _run(_register(args))
+        if args.players < 2 or args.races < 1:
+            p.error("--players must be at least 2 and --races at least 1")
+        load_bot(args.bot)
+        return _run(_swarm(args))
+    except ValueError as exc:
+        p.error(str(exc))
+    return 2  # unreachable: p.error exits
+
+
+def _run(coro: Coroutine[Any, Any, int]) -> int:
+    """Run until done or SIGINT/SIGTERM; server refusals exit 1 with one line, not a traceback."""
+
+    async def guarded() -> int:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if task is not None:
+                loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await coro
+        except (SDKError, LinkClosed) as exc:
+            print(f"terrace-bot: {exc}", file=sys.stderr)
+            return 1
+        except asyncio.CancelledError:
+            return 0
+
+    return asyncio.run(guarded())
+
+
+async def _race(args: argparse.Namespace, factory: Any) -> int:
+    def show(result: Any) -> None:
+        print(json.dumps(result.to_dict()) if args.json else result, flush=True)
+
+    await play(
+        factory,
+        args.server,
+        token=args.token,
+        name=args.name if not args.token else None,
+        variant=args.queue,
+        goal=args.goal,
+        pool=args.pool,
+        race=args.race,
+        races=args.races or None,
+        on_result=show,
+    )
+    return 0
+
+
+async def _quiet(coro: Coroutine[Any, Any, Any]) -> int:
+    await coro
+    return 0
+
+
+async def _register(args: argparse.Namespace) -> int:
+    link = await Link.open(args.server)
+    try:
+        answer = await link.request("register", name=args.name, kind="human" if args.human else "bot")
+    finally:
+        await link.close()
+    if answer["type"] != "registered":
+        raise SDKError(f"register refused: {answer.get('code')}: {answer.get('message')}", answer)
+    if args.json:
+        print(json.dumps({"token": answer["token"], "player": answer["player"]}))
+    else:
+        print(f"registered {answer['player']['name']} ({answer['player']['kind']})")
+        print(f"token: {answer['token']}")
+        print("Keep it secret: it is shown only once. Race with --token or TERRACE_TOKEN.")
+    return 0
+
+
+async def _swarm(args: argparse.Namespace) -> int:
+    report = await swarm(args.server, args.players, args.races, bot=args.bot, variant=args.variant)
+    figures = report.summary()
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        lat = figures["latency_ms"]
+        print(
+            f"{figures['players']} players, {figures['races']} races, {figures['moves']} moves "
+            f"in {figures['seconds']} s: {figures['moves_per_s']} moves/s\n"
+            f"move answer latency ms: p50 {lat['p50']}  p99 {lat['p99']}  max {lat['max']}\n"
+            f"connections held (peak): {figures['connections_peak']}  "
+            f"rate limited: {figures['rate_limited']}  errors: {figures['errors'] or 'none'}"
+        )
+    return 0 if not figures["errors"] else 1

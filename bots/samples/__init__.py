@@ -1,0 +1,1 @@
+"""Sample bots, each a short file: ``random_bot``, ``greedy`` and ``planner``."""
