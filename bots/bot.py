@@ -8,6 +8,8 @@ instance for every game, so a bot may keep per-game state in ``self``.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -42,11 +44,17 @@ BotFactory = Callable[[], Bot]
 
 
 def load_bot(spec: str) -> BotFactory:
-    """The bot class named by ``MODULE:CLASS`` or by a sample's short name (``greedy``)."""
+    """The bot class named by ``MODULE:CLASS`` or by a sample's short name (``greedy``).
+
+    MODULE is imported as Python would, or from the current directory (``mybot:MyBot``
+    for ./mybot.py). Raises ValueError with a one-line reason.
+    """
     target = SAMPLES.get(spec, spec)
     module_name, sep, class_name = target.partition(":")
     if not sep or not module_name or not class_name:
         raise ValueError(f"bot {spec!r}: expected MODULE:CLASS or one of {', '.join(SAMPLES)}")
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # console scripts do not look in the current directory: let them
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
