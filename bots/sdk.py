@@ -35,6 +35,8 @@ log = logging.getLogger("terrace.bot")
 
 MAX_ILLEGAL = 3  # illegal moves in a row before the SDK resigns for a confused bot
 RECORD_POLL = 5.0  # seconds between record fetches while waiting for a missed `finished`
+# Move refusals that mean the race is over for us (time limit, grace): wait for `finished`.
+ENDED = frozenset({"player_finished", "race_not_running", "not_in_race"})
 
 
 class SDKError(Exception):
@@ -98,6 +100,7 @@ class Racer:
         self.session: str | None = None
         self.player: Message | None = None
         self.reconnects = 0
+        self.record_poll = RECORD_POLL
         self._resumed: Message | None = None  # a `started` pushed right after welcome
 
     # ----- connection --------------------------------------------------------------
@@ -200,7 +203,7 @@ class Racer:
                     log.warning("%s: %d illegal moves in a row; resigning", self._who(), illegal)
                     await self._request("resign", race=race_id)
                     break
-            elif answer.get("code") in ("player_finished", "race_over", "no_race"):
+            elif answer.get("code") in ENDED:
                 break  # the race ended for us meanwhile (time limit, grace)
             else:
                 raise SDKError(f"move refused: {answer.get('code')}: {answer.get('message')}", answer)
@@ -244,7 +247,7 @@ class Racer:
             except LinkClosed:
                 started = await self._reconnect(race)
                 if started is None:
-                    return {"type": "error", "code": "race_over"}
+                    return {"type": "error", "code": "race_not_running"}  # it ended while we were away
                 # Sent again below: the server answers it once, whether or not it was applied.
 
     async def _request(self, type_: str, **fields: Any) -> Message | None:
@@ -260,12 +263,14 @@ class Racer:
         while True:
             assert self.link is not None
             try:
-                return await self.link.push("finished", race=race, timeout=RECORD_POLL)
+                return await self.link.push("finished", race=race, timeout=self.record_poll)
             except TimeoutError:
                 answer = await self.link.request("record", race=race)
                 if answer["type"] == "record":
                     record: Message = answer["race"]
                     return record
+                if answer.get("code") != "not_finished":
+                    raise SDKError(f"race {race} vanished: {answer.get('message')}", answer) from None
             except LinkClosed:
                 await self._reconnect(None)
 

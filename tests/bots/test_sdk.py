@@ -225,3 +225,39 @@ async def test_an_unreachable_server_is_reported_not_hung(unused_tcp_port: int) 
 
     with pytest.raises(LinkClosed, match="cannot connect"):
         await play(RandomBot, f"ws://127.0.0.1:{unused_tcp_port}/ws", name="lost")
+
+
+async def test_a_race_that_ends_by_time_while_the_bot_thinks_ends_its_play(
+    server: RaceServer, connect: Connect
+) -> None:
+    class Ponderer(RandomBot):
+        async def choose(self, view: dict[str, Any], legal: list[str]) -> str | None:  # type: ignore[override]
+            await asyncio.sleep(0.4)
+            return RandomBot.choose(self, view, legal)
+
+    race = await _open_race(connect, time_limit=1)
+    [result] = await asyncio.wait_for(play(Ponderer, server.url, name="ponder", race=race), 10)
+    assert result.finish == "time"
+    assert 1 <= result.moves <= 3
+    _check_result(result, await _record(connect, race), "ponder")
+
+
+async def test_a_finished_push_missed_while_away_is_read_from_the_record(
+    server: RaceServer, connect: Connect
+) -> None:
+    race = await _open_race(connect)
+    [first] = await play(RandomBot, server.url, name="player", race=race)
+    late = Racer(RandomBot, server.url, name="latecomer")
+    late.record_poll = 0.1
+    await late.connect()  # a new connection: the race's `finished` push went elsewhere
+    record = await late._finished(race)
+    await late.close()
+    assert record["seed"] == first.seed
+    assert [r["player"]["name"] for r in record["results"]] == ["player"]
+    lost = Racer(RandomBot, server.url, name="lost")
+    lost.record_poll = 0.1
+    await lost.connect()
+    with pytest.raises(SDKError, match="race nosuchrace vanished") as info:
+        await lost._finished("nosuchrace")
+    await lost.close()
+    assert info.value.code == "no_race"
