@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import statistics
 import sys
 import time
@@ -32,38 +31,13 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 import terrace  # noqa: E402
 from benchmarks.common import run_info  # noqa: E402
+from bots.deals import load_deals  # noqa: E402
 from terrace import Game  # noqa: E402
 
 MOVE_CAP = 3000  # moves per game, for both policies
 REPEATS = 3  # random playouts: report the median of this many runs
 SHUFFLE_CAP = 50  # greedy: pile-to-pile moves allowed between two progress moves
 DEFAULT_DEALS = ROOT / "seeds" / "bench-1000.txt"
-
-# ----- deal sets ---------------------------------------------------------------------------
-
-
-def load_deals(spec: str | Path) -> list[int]:
-    """Numbered deals from a range ``"1-500"`` or a file of one number per line.
-
-    Blank lines and ``#`` comments are ignored.
-    """
-    m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", str(spec))
-    if m:
-        lo, hi = int(m[1]), int(m[2])
-        if lo > hi:
-            raise ValueError(f"empty deal range {spec!r}")
-        return list(range(lo, hi + 1))
-    deals = []
-    for n, line in enumerate(Path(spec).read_text().splitlines(), 1):
-        text = line.split("#", 1)[0].strip()
-        if text:
-            if not text.isdigit():
-                raise ValueError(f"{spec}:{n}: not a deal number: {line!r}")
-            deals.append(int(text))
-    if not deals:
-        raise ValueError(f"{spec}: no deals")
-    return deals
-
 
 # ----- random playouts ---------------------------------------------------------------------
 

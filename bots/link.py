@@ -16,7 +16,6 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
-
 from websockets.typing import Subprotocol
 
 from terrace.protocol import MSGPACK, decode, encode
@@ -52,7 +51,11 @@ class Link:
     async def open(cls, url: str, subprotocol: str = MSGPACK, timeout: float = 10.0) -> Link:
         try:
             ws = await connect(
-                url, subprotocols=[Subprotocol(subprotocol)], compression=None, open_timeout=timeout, max_size=2**20
+                url,
+                subprotocols=[Subprotocol(subprotocol)],
+                compression=None,
+                open_timeout=timeout,
+                max_size=2**20,
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             raise LinkClosed(f"cannot connect to {url}: {exc}") from exc
