@@ -473,7 +473,9 @@ async def test_a_player_joining_waiting_house_players_is_seated_first_and_starts
     assert (await house[2].request("queue", variant="terrace", house=True))["code"] == "already_queued"
 
 
-async def test_one_player_with_one_house_player_starts_after_the_wait(server: RaceServer, connect: Connect) -> None:
+async def test_one_player_with_one_house_player_starts_after_the_wait(
+    server: RaceServer, connect: Connect
+) -> None:
     robo = await connect(name="robo")
     assert (await robo.request("queue", variant="signora", house=True))["type"] == "queued"
     await asyncio.sleep(server.config.queue_wait)  # the house player's wait does not count

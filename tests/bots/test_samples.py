@@ -1,0 +1,116 @@
+"""The sample bots: greedy's priorities, whole legal games of every variant, and a planner that
+never reads hidden state and plays the same moves for the same views."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from typing import Any
+
+import pytest
+
+import terrace
+from bots.bot import Bot
+from bots.samples.greedy import GreedyBot
+from bots.samples.planner import PlannerBot
+
+VARIANTS = ("terrace", "queen-of-italy", "signora", "louis")
+
+
+def start(bot: Bot, variant: str, race: str = "t") -> Bot:
+    bot.start({"race": race, "variant": variant, "goal": "terrace"})
+    return bot
+
+
+def play_out(bot: Bot, game: terrace.Game, cap: int = 3000) -> list[str]:
+    """Drive the engine offline with ``bot``; every move it makes must be legal."""
+    moves = []
+    while game.status == "playing" and len(moves) < cap:
+        legal = game.legal_moves()
+        move = bot.choose(json.loads(json.dumps(game.view())), legal)
+        if move is None:
+            break
+        assert move in legal
+        moves.append(game.play(move))
+    return moves
+
+
+def test_greedy_prefers_the_terrace_top_and_foundations() -> None:
+    view: dict[str, Any] = terrace.new_game("terrace", deal=1).view()
+    view.update(phase="play", base="5", waste=["9d"])
+    bot = GreedyBot()
+    assert bot.choose(view, ["W-3", "S-W", "4-F2", "T-F1", "W-F3"]) == "T-F1"
+    assert GreedyBot().choose(view, ["W-3", "S-W", "4-F2", "W-F3"]) == "W-F3"
+    assert GreedyBot().choose(view, ["W-3", "S-W", "4-F2"]) == "4-F2"
+
+
+def test_greedy_turns_the_stock_when_nothing_else() -> None:
+    g = terrace.new_game("terrace", deal=2)
+    g.play("1-F1")
+    view = g.view()
+    assert GreedyBot().choose(view, ["S-W"]) == "S-W"
+    signora = {**view, "variant": "signora", "stock": 0}
+    assert GreedyBot().choose(signora, ["W-S"]) == "W-S"
+    assert GreedyBot().choose(view, []) is None
+
+
+def test_greedy_never_undoes_its_last_move() -> None:
+    for variant in ("terrace", "signora", "louis"):
+        for deal in range(1, 4):
+            game = terrace.new_game(variant, deal=deal)
+            moves = play_out(start(GreedyBot(), variant), game)
+            for a, b in itertools.pairwise(moves):
+                x, _, y = a.partition("-")
+                assert b != f"{y}-{x}" or a.startswith(("S", "W-S")), (variant, deal, a, b)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("factory", [GreedyBot, PlannerBot])
+def test_sample_bots_play_whole_games_legally(variant: str, factory: type[Bot]) -> None:
+    for deal in (1, 2):
+        game = terrace.new_game(variant, deal=deal)
+        moves = play_out(start(factory(), variant), game)
+        assert moves
+        assert game.score >= (8 if variant == "louis" else 1)
+
+
+def test_planner_is_deterministic() -> None:
+    runs = [
+        play_out(start(PlannerBot(), "terrace", "same"), terrace.new_game("terrace", deal=7)) for _ in "ab"
+    ]
+    assert runs[0] == runs[1]
+
+
+def permuted_twin(game: terrace.Game, seed: int) -> terrace.Game:
+    """A copy of ``game`` with the same view but its stock in another order (hidden state differs)."""
+    twin = game.copy()
+    stock = twin._places[2][:]
+    random.Random(seed).shuffle(stock)
+    twin._places[2] = stock
+    return twin
+
+
+@pytest.mark.parametrize("variant", ["terrace", "queen-of-italy", "signora"])
+def test_planner_never_reads_hidden_state(variant: str) -> None:
+    game = terrace.new_game(variant, deal=3)
+    for at in range(40):  # from the start, then a few moves in
+        twin = permuted_twin(game, at)
+        assert twin.view() == game.view() and twin._places[2] != game._places[2]
+        a, b = start(PlannerBot(), variant, "r"), start(PlannerBot(), variant, "r")
+        view = json.loads(json.dumps(game.view()))
+        move_a = a.choose(view, game.legal_moves())
+        move_b = b.choose(json.loads(json.dumps(twin.view())), twin.legal_moves())
+        assert move_a == move_b
+        if move_a is None or move_a.startswith("S-"):
+            break  # the next view differs between the twins
+        game.play(move_a)
+
+
+def test_planner_works_on_a_view_without_its_game() -> None:
+    game = terrace.new_game("terrace", deal=5)
+    game.play("1-F1")
+    view, legal = json.loads(json.dumps(game.view())), game.legal_moves()
+    del game
+    move = start(PlannerBot(), "terrace").choose(view, legal)
+    assert move in legal
