@@ -1,8 +1,8 @@
 """One websocket connection to a race server: requests matched to answers, pushes queued.
 
-``request()`` numbers each request, waits for the answer carrying that ``re``
-and resends by itself after a ``rate_limited`` error, so callers see only the
-answers that matter. Pushes (``started``, ``standings``, ``finished``...) wait
+``request()`` numbers each request (``terrace.conversation`` does the
+bookkeeping), waits for the answer carrying that ``re`` and resends by itself
+after a ``rate_limited`` error, so callers see only the answers that matter. Pushes (``started``, ``standings``, ``finished``...) wait
 in order for ``push()``. When the connection is lost, every waiter gets
 :class:`LinkClosed`; reconnecting is the caller's job (the SDK's).
 """
@@ -18,9 +18,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.typing import Subprotocol
 
-from terrace.protocol import MSGPACK, decode, encode
-
-Message = dict[str, Any]
+from terrace.conversation import Answer, Conversation, Message, Push
+from terrace.protocol import MSGPACK, Frame
 
 # A few seconds of retries after rate_limited: a server that refuses for longer is not
 # going to take the message.
@@ -38,13 +37,11 @@ class LinkClosed(Exception):
 class Link:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
-        self.subprotocol = ws.subprotocol or MSGPACK
-        self._next_id = 0
-        self._waiting: dict[int, asyncio.Future[Message]] = {}
+        self.talk = Conversation(ws.subprotocol or MSGPACK)
+        self._waiting: dict[int, asyncio.Future[Answer]] = {}
         self._pushes: asyncio.Queue[Message | None] = asyncio.Queue()
         self._closed_reason: str | None = None
         self._reader = asyncio.get_running_loop().create_task(self._read())
-        self.sent = 0  # frames sent, rate-limit resends included
         self.rate_limited = 0
 
     @classmethod
@@ -67,13 +64,20 @@ class Link:
 
     async def request(self, type_: str, **fields: Any) -> Message:
         """Send a request and return its answer (an ``error`` answer included)."""
-        for _ in range(MAX_RATE_RETRIES):
-            answer = await self._exchange({"type": type_, **fields})
-            if answer.get("code") != "rate_limited":
-                return answer
-            self.rate_limited += 1
-            await asyncio.sleep(float(answer.get("retry_after", 0.05)))
-        return answer
+        if self._closed_reason is not None:
+            raise LinkClosed(self._closed_reason)
+        rid, frame = self.talk.request(type_, **fields)
+        try:
+            for _ in range(MAX_RATE_RETRIES):
+                answer = await self._exchange(rid, frame)
+                if answer.retry_after is None:
+                    return answer.message
+                self.rate_limited += 1
+                await asyncio.sleep(answer.retry_after)
+                frame = self.talk.resend(rid)
+            return answer.message
+        finally:
+            self.talk.forget(rid)
 
     async def timed(self, type_: str, **fields: Any) -> tuple[Message, float]:
         """``request`` and the seconds its answer took (rate-limit waits included)."""
@@ -103,33 +107,26 @@ class Link:
             await self._reader
         self._shut("closed by us")
 
-    async def _exchange(self, msg: Message) -> Message:
-        if self._closed_reason is not None:
-            raise LinkClosed(self._closed_reason)
-        self._next_id += 1
-        msg["id"] = self._next_id
-        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        self._waiting[self._next_id] = fut
+    async def _exchange(self, rid: int, frame: Frame) -> Answer:
+        fut: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = fut
         try:
-            await self.ws.send(encode(msg, self.subprotocol))
-            self.sent += 1
+            await self.ws.send(frame)
             return await fut
         except ConnectionClosed as exc:
             self._shut(_why(exc))
             raise LinkClosed(self._closed_reason or "closed") from exc
         finally:
-            self._waiting.pop(msg["id"], None)
+            self._waiting.pop(rid, None)
 
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
-                msg = decode(frame, self.subprotocol)
-                re = msg.get("re")
-                fut = self._waiting.get(re) if isinstance(re, int) else None
-                if fut is not None and not fut.done():
-                    fut.set_result(msg)
-                elif re is None:
-                    self._pushes.put_nowait(msg)
+                got = self.talk.receive(frame)
+                if isinstance(got, Push):
+                    self._pushes.put_nowait(got.message)
+                elif got is not None and got.id in self._waiting and not self._waiting[got.id].done():
+                    self._waiting[got.id].set_result(got)
             reason = _why(None, self.ws.close_code, self.ws.close_reason or "")
         except ConnectionClosed as exc:
             reason = _why(exc)

@@ -26,10 +26,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from terrace.conversation import Message, backoff
 from terrace.protocol import MSGPACK
 
 from .bot import Bot, BotFactory
-from .link import Link, LinkClosed, Message
+from .link import Link, LinkClosed
 
 log = logging.getLogger("terrace.bot")
 
@@ -138,7 +139,7 @@ class Racer:
     async def _reconnect(self, race: str | None) -> Message | None:
         """Connect again with the session; returns the resumed ``started`` of ``race``, if any."""
         deadline = time.monotonic() + self.reconnect_for
-        delay = 0.1
+        delays = backoff()
         reason = self.link.ws.close_reason if self.link else ""
         log.warning("%s: connection lost%s; reconnecting", self._who(), f" ({reason})" if reason else "")
         while True:
@@ -146,10 +147,10 @@ class Racer:
                 await self.connect()
                 break
             except LinkClosed as exc:
+                delay = next(delays)
                 if time.monotonic() + delay > deadline:
                     raise SDKError(f"could not reconnect for {self.reconnect_for:.0f} s: {exc}") from exc
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
         self.reconnects += 1
         assert self.link is not None
         if race is None:

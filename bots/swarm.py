@@ -16,8 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from terrace.conversation import Message
+
 from .bot import BotFactory, load_bot
-from .link import Link, LinkClosed, Message
+from .link import Link, LinkClosed
 from .sdk import _decide
 
 
