@@ -519,6 +519,7 @@ class Race:
                 **self._row(s, places[s.player.id]),
                 "moves": s.move_count,
                 "status": s.game.status if s.game else None,
+                "last_home": s.last_home_ms,  # the last tie-break of places, so anyone can check them
             }
             for s in sorted(self.seats.values(), key=self._order)
         ]
