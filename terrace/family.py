@@ -11,7 +11,8 @@ available card instead of trying every source against every target.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from .cards import NAME, RANK, RANKS, RED, SUIT, parse_card
 from .deal import Deal, shuffle
@@ -36,6 +37,7 @@ _DOWN = tuple(RANK[c] - 1 or 13 for c in range(104))  # next rank down, A -> K
 class FamilyGame(Game):
     place_names = PLACE_NAMES
     foundation_places = FOUNDATIONS
+    words: ClassVar[Mapping[str, str]] = {"d": "deal"}  # no place is called d here (Louis has a heap d)
 
     def __init__(self, variant: Variant, deal: Deal) -> None:
         super().__init__(variant, deal)

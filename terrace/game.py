@@ -18,8 +18,8 @@ positions by relocating cards and putting them back, never copying the game.
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
 
 from .cards import NAME
 from .deal import Deal, seed_of
@@ -62,6 +62,7 @@ class Game:
     variant: Variant
     place_names: tuple[str, ...]
     foundation_places: range
+    words: ClassVar[Mapping[str, str]] = {}  # an engine's own whole-word moves, beside notation.WORDS
 
     def __init__(self, variant: Variant, deal: Deal) -> None:
         self.variant = variant
@@ -258,7 +259,7 @@ class Game:
             return exact
         if self._won():
             raise IllegalMove("game_over")
-        word = WORDS.get(text.strip().lower())
+        word = WORDS.get(text.strip().lower()) or self.words.get(text.strip().lower())
         if word is not None:
             move = self._word(word)
             if move is None:

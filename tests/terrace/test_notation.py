@@ -44,12 +44,22 @@ def _game() -> terrace.Game:
         ("sw", "S-W"),
         ("deal", "S-W"),
         ("stock", "S-W"),
+        ("d", "S-W"),
+        ("D", "S-W"),
         ("W-5", "W-5"),
         ("w5", "W-5"),
     ],
 )
 def test_lenient_forms_resolve_to_the_canonical_move(typed: str, canonical: str) -> None:
     assert _game().resolve(typed) == canonical
+
+
+def test_d_is_the_stock_in_the_family_but_heap_d_in_louis() -> None:
+    g = terrace.new_game("louis", deal=3)
+    with pytest.raises(terrace.IllegalMove) as e:
+        g.resolve("d")  # heap d, still empty: not the stock
+    assert (e.value.code, e.value.fields) == ("empty_source", {"place": "d"})
+    assert g.resolve("deal") == "S-a"
 
 
 def test_ten_may_be_written_10() -> None:

@@ -1,0 +1,159 @@
+"""The ``terrace`` command: play, practice, watch and check races from a terminal.
+
+    terrace play [--server URL] [--queue VARIANT | --race ID | --create VARIANT]
+    terrace practice --variant V [--deal N]
+    terrace races | watch [RACE] | top [BOARD]
+    terrace register NAME [--bot]
+    terrace replay RACE | verify RACE
+
+Exit codes: 0 done, 1 refused by the server, unreachable, or (verify) a
+mismatch, 2 usage. ``TERRACE_SERVER`` sets the default server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+
+from rich.console import Console
+
+from terrace import VARIANTS
+
+from . import config
+from .link import Offline, Refused
+
+Command = Callable[[argparse.Namespace, Console], Awaitable[int]]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="terrace",
+        description="Race at Terrace patience from a terminal.",
+        epilog="Exit codes: 0 done, 1 refused, unreachable or (verify) a mismatch, 2 usage error.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def server(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--server",
+            default=config.default_server(),
+            help="websocket URL (default $TERRACE_SERVER or local)",
+        )
+
+    def json_flag(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--json", action="store_true", help="print data as JSON")
+
+    variants = list(VARIANTS)
+    pl = sub.add_parser(
+        "play", help="race: queue, join, create or pick a race", description="Race on a server."
+    )
+    server(pl)
+    how = pl.add_mutually_exclusive_group()
+    how.add_argument(
+        "--queue", metavar="VARIANT", choices=variants, help="be matched with others for VARIANT"
+    )
+    how.add_argument("--race", help="join this race")
+    how.add_argument(
+        "--create", metavar="VARIANT", choices=variants, help="create a race and wait for players"
+    )
+    pl.add_argument("--seats", type=int, default=2, help="seats of a created race (default 2)")
+    pl.add_argument("--goal", choices=["terrace", "clear"], help="race goal (default: the variant's)")
+    pl.add_argument("--name", help="play as a guest with this name (default: your registered account)")
+
+    pr = sub.add_parser("practice", help="play offline, with undo and hints", description="Practice offline.")
+    pr.add_argument("--variant", default="terrace", choices=variants)
+    pr.add_argument("--deal", type=int, help="numbered deal (default: a random one)")
+
+    r = sub.add_parser("races", help="list races", description="List the server's races.")
+    server(r)
+    json_flag(r)
+
+    w = sub.add_parser("watch", help="live lobby, or one race's standings", description="Watch live.")
+    w.add_argument("race", nargs="?", help="race id (default: the whole lobby)")
+    server(w)
+    w.add_argument("--json", action="store_true", help="print each update as a JSON line")
+
+    t = sub.add_parser("top", help="leaderboards", description="Show a leaderboard.")
+    t.add_argument("board", nargs="?", help="board name (default: the server's first)")
+    server(t)
+    json_flag(t)
+
+    g = sub.add_parser(
+        "register", help="create an account; its token is stored for you", description="Register."
+    )
+    g.add_argument("name")
+    g.add_argument("--bot", action="store_true", help="an account for a program")
+    server(g)
+    json_flag(g)
+
+    rp = sub.add_parser("replay", help="step through a finished race", description="Replay a finished race.")
+    rp.add_argument("race")
+    rp.add_argument("--player", help="only this player")
+    rp.add_argument("--all", action="store_true", help="print every step instead of stepping")
+    server(rp)
+    json_flag(rp)
+
+    v = sub.add_parser("verify", help="check a finished race from its record", description="Verify a race.")
+    v.add_argument("race", nargs="?", help="race id (may be left out with --file)")
+    v.add_argument("--file", help="check a record saved as JSON instead of fetching it")
+    server(v)
+    json_flag(v)
+    return p
+
+
+def _command(name: str) -> Command:
+    from . import lobby, play, records
+
+    commands: dict[str, Command] = {
+        "play": play.play,
+        "practice": _practice,
+        "races": lobby.races,
+        "watch": lobby.watch,
+        "top": lobby.top,
+        "register": records.register,
+        "replay": records.replay,
+        "verify": records.verify,
+    }
+    return commands[name]
+
+
+async def _practice(args: argparse.Namespace, out: Console) -> int:
+    from .practice import PracticeTable
+    from .screen import Screen
+
+    table = PracticeTable(args.variant, args.deal)
+    ended = await Screen(table).run()
+    if ended:
+        out.print(ended)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _parser()
+    args = p.parse_args(argv)
+    if getattr(args, "seats", 2) < 1 or (getattr(args, "deal", None) or 1) < 1:
+        p.error("--seats and --deal must be at least 1")
+    out = Console(highlight=False)
+
+    async def guarded() -> int:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if task is not None:
+                loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await _command(args.command)(args, out)
+        except (Offline, Refused) as exc:
+            print(f"terrace: {exc}", file=sys.stderr)
+            return 1
+        except asyncio.CancelledError:
+            return 130
+
+    return asyncio.run(guarded())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

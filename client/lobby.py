@@ -1,0 +1,154 @@
+"""``terrace races``, ``terrace watch`` and ``terrace top``: the lobby, live standings, leaderboards.
+
+``watch`` with no race follows the whole lobby (subscribe ``lobby``); with a
+race id it spectates that race. Either way the table updates in place as
+pushes arrive (rich Live), and never shows a card of a running race: the
+server sends standings only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+
+from terrace.conversation import Message
+
+from .link import Connection, Refused, fetch
+
+
+async def races(args: argparse.Namespace, out: Console) -> int:
+    """``terrace races``: args.server, args.json."""
+    from .render import lobby
+
+    answer = await fetch(args.server, "races")
+    if args.json:
+        print(json.dumps({"races": answer.get("races", []), "recent": answer.get("recent", [])}))
+        return 0
+    listed = answer.get("races", [])
+    out.print(lobby(listed) if listed else "No races right now.")
+    recent = answer.get("recent", [])
+    if recent:
+        out.print(f"{len(recent)} recently finished: " + ", ".join(r["id"] for r in recent[:10]))
+    return 0
+
+
+class _Watch:
+    """What a watcher knows: races by id, standings by race, and the race that ended (if watched)."""
+
+    def __init__(self, race: str | None) -> None:
+        self.race = race
+        self.races: dict[str, Message] = {}
+        self.rows: dict[str, list[Message]] = {}
+        self.finished: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self.changed = asyncio.Event()
+
+    def push(self, msg: Message) -> None:
+        kind = msg.get("type")
+        if kind == "race":
+            self.races[msg["race"]["id"]] = msg["race"]
+        elif kind == "standings":
+            self.rows[msg["race"]] = msg["rows"]
+        elif kind == "finished":
+            self.rows[msg["race"]] = msg["results"]
+            if msg["race"] in self.races:
+                self.races[msg["race"]] = {**self.races[msg["race"]], "state": "finished"}
+            if msg["race"] == self.race and not self.finished.done():
+                self.finished.set_result(msg)
+        self.changed.set()
+
+    def renderable(self) -> Any:
+        from .render import lobby, standings
+
+        if self.race is not None:
+            race = self.races.get(self.race, {})
+            title = f"race {self.race} · {race.get('variant', '?')} · {race.get('state', '?')}"
+            return Group(title, standings(self.rows.get(self.race, [])))
+        live = [r for r in self.races.values() if r.get("state") != "finished"]
+        parts: list[Any] = [lobby(live) if live else "No races right now."]
+        for race_id, rows in self.rows.items():
+            if self.races.get(race_id, {}).get("state") == "running":
+                parts += [f"race {race_id}", standings(rows)]
+        return Group(*parts)
+
+
+async def watch(args: argparse.Namespace, out: Console) -> int:
+    """``terrace watch [RACE]``: args.server, args.race (optional), args.json (one push per line)."""
+    w = _Watch(args.race)
+    conn = await Connection.open(args.server, on_push=w.push)
+    try:
+        if args.race:
+            answer = await conn.ask("spectate", race=args.race)
+            w.races[args.race] = answer.get("race", {})
+            if answer.get("standings"):
+                w.rows[args.race] = answer["standings"]["rows"]
+        else:
+            listing = await conn.ask("races")
+            w.races = {r["id"]: r for r in listing.get("races", [])}
+            await conn.ask("subscribe", topic="lobby")
+        if args.json:
+            return await _watch_json(w, conn, args)
+        with Live(w.renderable(), console=out, auto_refresh=False) as live:
+            while not w.finished.done() and not conn.closed.done():
+                w.changed.clear()
+                changed = asyncio.ensure_future(w.changed.wait())
+                waiters: list[asyncio.Future[Any]] = [changed, w.finished, conn.closed]
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+                changed.cancel()
+                live.update(w.renderable(), refresh=True)
+        if conn.closed.done() and not w.finished.done():
+            out.print(f"[red]terrace: {conn.closed.result()}[/red]")
+            return 1
+        return 0
+    except Refused as exc:
+        out.print(f"[red]terrace: {exc}[/red]")
+        return 1
+    finally:
+        await conn.close()
+
+
+async def _watch_json(w: _Watch, conn: Connection, args: argparse.Namespace) -> int:
+    original = conn.on_push
+
+    def show(msg: Message) -> None:
+        original(msg)
+        print(json.dumps(msg), flush=True)
+
+    conn.on_push = show
+    waiters: list[asyncio.Future[Any]] = [w.finished, conn.closed]
+    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    return 0 if w.finished.done() or not args.race else 1
+
+
+async def top(args: argparse.Namespace, out: Console) -> int:
+    """``terrace top [BOARD]``: args.server, args.board, args.json."""
+    conn = await Connection.open(args.server)
+    try:
+        fields = {"board": args.board} if args.board else {}
+        answer = await conn.send("leaderboard", **fields)
+    finally:
+        await conn.close()
+    if answer.get("type") == "error":
+        if answer.get("code") == "unknown_type":
+            out.print("This server keeps no leaderboards yet.")
+        else:
+            out.print(f"[red]terrace: {answer.get('message')}[/red]")
+        return 1
+    if args.json:
+        print(json.dumps(answer))
+        return 0
+    from rich.table import Table as RichTable
+
+    table = RichTable(title=str(answer.get("board", args.board or "leaderboard")))
+    for col in ("rank", "player", "value"):
+        table.add_column(col)
+    for row in answer.get("rows", []):
+        table.add_row(
+            str(row.get("rank", "")), str(row.get("player", {}).get("name", "")), str(row.get("value", ""))
+        )
+    out.print(table)
+    return 0

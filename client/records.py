@@ -1,0 +1,328 @@
+"""``terrace register``, ``terrace verify`` and ``terrace replay``: accounts and finished races.
+
+``register`` makes an account and keeps its token (client/config.py, mode 0600).
+``verify`` fetches a finished race's record (or reads one saved as JSON) and
+checks everything it claims with :func:`terrace.audit.audit`: the commitment,
+the deal, every move, results, finishes and places. ``replay`` rebuilds each
+player's game move by move from the revealed seed, with the engine, and shows it:
+stepping with keys on a terminal, or printing every step when piped.
+
+Each command is ``async def command(args, out) -> exit code``; the fields of
+``args`` each one reads are listed in its docstring. Exit codes: 0 done, 1 refused
+by the server or (verify) a mismatch, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+import terrace
+from terrace.audit import Audit, Check, audit
+from terrace.conversation import Message
+
+from . import config
+from .link import Refused, fetch
+
+OK, BAD = "✓", "✗"
+
+
+def _say(out: Console, text: str, style: str = "") -> None:
+    """Print plain text: no rich markup in it is read (names and moves are data)."""
+    out.print(Text(text, style=style))
+
+
+def _opt(args: argparse.Namespace, name: str, default: Any = None) -> Any:
+    return getattr(args, name, default)
+
+
+# ----- register -----------------------------------------------------------------------
+
+
+async def register(args: argparse.Namespace, out: Console) -> int:
+    """``terrace register NAME``: args.server, args.name, args.bot (bool), args.json.
+
+    Registers the account, stores its token for this server (0600) and says where.
+    ``--json`` prints ``{"player": ..., "stored": path}``. A refusal (``name_taken``,
+    ``bad_name``) prints the server's message and exits 1.
+    """
+    kind = "bot" if _opt(args, "bot", False) else "human"
+    try:
+        answer = await fetch(args.server, "register", name=args.name, kind=kind)
+    except Refused as exc:
+        _say(out, f"{BAD} {exc}", "red")
+        return 1
+    player = answer.get("player") or {}
+    name = str(player.get("name", args.name))
+    path = config.save_token(args.server, name, str(answer["token"]), str(player.get("kind", kind)))
+    if _opt(args, "json", False):
+        print(json.dumps({"player": player, "stored": str(path)}))
+        return 0
+    _say(out, f"{OK} Registered {name} ({player.get('kind', kind)}) on {args.server}.", "green")
+    _say(out, f"Its token is stored in {path} (readable by you only).")
+    _say(out, "The server shows a token only this once: keep that file, or register again under a new name.")
+    return 0
+
+
+# ----- verify -------------------------------------------------------------------------
+
+
+def _label(check: Check) -> str:
+    return f"{check.name} ({check.player})" if check.player else check.name
+
+
+def _load(path: str, out: Console) -> tuple[Any, int]:
+    """A record saved as JSON, or an exit code saying why not (2: no such file, 1: not JSON)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        _say(out, f"{BAD} cannot read {path}: {exc.strerror or exc}", "red")
+        return None, 2
+    try:
+        return json.loads(text), 0
+    except ValueError as exc:
+        _say(out, f"{BAD} {path} is not JSON: {exc}", "red")
+        return None, 1
+
+
+def print_audit(result: Audit, out: Console) -> None:
+    """One line per check, ✓ or ✗ with what was found, then a verdict."""
+    width = max((len(_label(c)) for c in result.checks), default=0)
+    for c in result.checks:
+        line = Text()
+        line.append(f"{OK if c.ok else BAD} ", style="green" if c.ok else "bold red")
+        line.append(_label(c).ljust(width), style="bold")
+        line.append("  " + c.detail, style="" if c.ok else "red")
+        out.print(line)
+    race = f"Race {result.race}" if result.race else "The record"
+    if result.ok:
+        _say(out, f"{race} verifies: all {len(result.checks)} checks pass.", "bold green")
+    else:
+        names = ", ".join(_label(c) for c in result.failed)
+        _say(
+            out,
+            f"{race} does NOT verify: {len(result.failed)} of {len(result.checks)} checks fail: {names}.",
+            "bold red",
+        )
+
+
+async def verify(args: argparse.Namespace, out: Console) -> int:
+    """``terrace verify RACE``: args.server, args.race, args.json, args.file (optional path).
+
+    Checks the race's record (fetched with ``record``, or read from ``--file``) and
+    prints every check, or the audit as JSON with ``--json``. Exit 0 when every
+    check passes, 1 on any mismatch and when the server refuses (``no_race``,
+    ``not_finished``: its message is printed), 2 for usage (no race and no file, or
+    a file that cannot be read). With both a race and a file, the record must be
+    that race's.
+    """
+    race, path = _opt(args, "race"), _opt(args, "file")
+    if path:
+        record, code = _load(path, out)
+        if code:
+            return code
+    elif race:
+        try:
+            answer = await fetch(args.server, "record", race=race)
+        except Refused as exc:
+            _say(out, f"{BAD} {exc}", "red")
+            return 1
+        record = answer.get("race")
+    else:
+        _say(out, "verify needs a race id, or --file with a saved record", "red")
+        return 2
+    result = audit(record, race=race or None)
+    if _opt(args, "json", False):
+        print(json.dumps(result.to_dict()))
+    else:
+        print_audit(result, out)
+    return 0 if result.ok else 1
+
+
+# ----- replay -------------------------------------------------------------------------
+
+
+def _board(game: terrace.Game) -> RenderableType:
+    """The board as the client draws it (client/render.py), or the engine's text until that exists."""
+    try:
+        from .render import board
+    except ImportError:  # render.py is written alongside; the engine's text keeps replay usable meanwhile
+        return Text(str(game))
+    return board(game.view())
+
+
+def _who(row: Message, i: int) -> str:
+    player = row.get("player")
+    return str(player.get("name")) if isinstance(player, dict) and player.get("name") else f"player {i + 1}"
+
+
+def _heading(row: Message, i: int) -> str:
+    t = row.get("time")
+    when = f" at {t / 1000:.1f} s" if isinstance(t, int) else ""
+    return (
+        f"{_who(row, i)}: place {row.get('place')}, {row.get('finish')}{when}: score {row.get('score')}, "
+        f"terrace left {row.get('terrace_left')}, {row.get('moves')} moves"
+    )
+
+
+class _Steps:
+    """One player's game after each move: ``games[k]`` is the position after k moves, built as needed."""
+
+    def __init__(self, variant: str, seed: bytes, moves: list[str]) -> None:
+        self.moves = moves
+        self.games = [terrace.new_game(variant, seed)]
+        self.error: str | None = None
+
+    def upto(self, k: int) -> int:
+        """Build positions up to ``k`` moves (fewer if a move does not replay); the last one built."""
+        while len(self.games) <= min(k, len(self.moves)) and self.error is None:
+            n = len(self.games) - 1
+            game = self.games[-1].copy()
+            try:
+                game.play(self.moves[n])
+            except terrace.IllegalMove as exc:
+                self.error = f"move {n + 1} ({self.moves[n]!r}) does not replay: {exc.message}"
+                break
+            self.games.append(game)
+        return min(k, len(self.games) - 1)
+
+
+async def replay(args: argparse.Namespace, out: Console) -> int:
+    """``terrace replay RACE``: args.server, args.race, args.player (optional name),
+    args.all (bool: print every step even on a terminal), args.json.
+
+    Fetches the finished race's record and rebuilds each player's game from the
+    revealed seed. On a terminal it steps: Enter or ``n`` next move, ``b`` back,
+    ``p`` next player, ``q`` quit. Piped, or with ``--all``, it prints every move
+    with the score and terrace left after it, then each player's final board;
+    ``--json`` prints the same as data. Exit 1 when the server refuses, the player
+    is not in the race, or a move does not replay.
+    """
+    try:
+        answer = await fetch(args.server, "record", race=args.race)
+    except Refused as exc:
+        _say(out, f"{BAD} {exc}", "red")
+        return 1
+    record = answer.get("race")
+    if not isinstance(record, dict):
+        _say(out, f"{BAD} the server sent no record for {args.race}", "red")
+        return 1
+    variant, seed_hex = record.get("variant"), record.get("seed")
+    try:
+        seed = bytes.fromhex(seed_hex) if isinstance(seed_hex, str) else b""
+        terrace.new_game(str(variant), seed or b"?")
+    except ValueError as exc:
+        _say(out, f"{BAD} the record cannot be replayed: {exc}", "red")
+        return 1
+    if not seed:
+        _say(out, f"{BAD} the record reveals no seed", "red")
+        return 1
+    rows = [r for r in record.get("results") or [] if isinstance(r, dict)]
+    chosen = list(enumerate(rows))
+    if _opt(args, "player"):
+        chosen = [(i, r) for i, r in chosen if _who(r, i).lower() == args.player.lower()]
+        if not chosen:
+            names = ", ".join(_who(r, i) for i, r in enumerate(rows)) or "nobody"
+            _say(out, f"{BAD} no player {args.player} in race {args.race}; its players: {names}", "red")
+            return 1
+    steps = [
+        (i, r, _Steps(str(variant), seed, [str(m) for m in r.get("move_list") or []])) for i, r in chosen
+    ]
+    if _opt(args, "json", False):
+        return _replay_json(record, steps)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not _opt(args, "all", False)
+    _say(
+        out,
+        f"Race {record.get('id')}: {variant}, goal {record.get('goal')}, {len(rows)} players, seed {seed.hex()[:16]}…",
+        "bold",
+    )
+    if interactive:
+        return await _step(steps, out)
+    failed = False
+    for i, row, s in steps:
+        out.print()
+        _say(out, _heading(row, i), "bold")
+        last = s.upto(len(s.moves))
+        for k in range(1, last + 1):
+            g = s.games[k]
+            _say(out, f"  {k:4d}  {s.moves[k - 1]:<6}  score {g.score:3d}  terrace left {g.terrace_left:2d}")
+        if s.error:
+            _say(out, f"  {BAD} {s.error}", "red")
+            failed = True
+        game = s.games[last]
+        _say(out, f"  final board after {last} moves:")
+        out.print(_board(game))
+        _say(out, f"  final: score {game.score}, terrace left {game.terrace_left}, {game.status}", "bold")
+    return 1 if failed else 0
+
+
+def _replay_json(record: Message, steps: list[tuple[int, Message, _Steps]]) -> int:
+    players = []
+    for _, row, s in steps:
+        last = s.upto(len(s.moves))
+        players.append(
+            {
+                "player": row.get("player"),
+                "place": row.get("place"),
+                "finish": row.get("finish"),
+                "steps": [
+                    {
+                        "n": k,
+                        "move": s.moves[k - 1],
+                        "score": s.games[k].score,
+                        "terrace_left": s.games[k].terrace_left,
+                    }
+                    for k in range(1, last + 1)
+                ],
+                "final": s.games[last].view(),
+                "error": s.error,
+            }
+        )
+    print(json.dumps({"race": record.get("id"), "variant": record.get("variant"), "players": players}))
+    return 1 if any(p["error"] for p in players) else 0
+
+
+async def _key(prompt: str) -> str:
+    from prompt_toolkit import PromptSession
+
+    try:
+        return (await PromptSession[str]().prompt_async(prompt)).strip().lower()
+    except (EOFError, KeyboardInterrupt):
+        return "q"
+
+
+async def _step(steps: list[tuple[int, Message, _Steps]], out: Console) -> int:
+    """Step through each player's game with keys: Enter/n next, b back, p next player, q quit."""
+    p, k = 0, 0
+    while p < len(steps):
+        i, row, s = steps[p]
+        k = s.upto(k)
+        game = s.games[k]
+        out.print()
+        _say(out, _heading(row, i), "bold")
+        move = (
+            f"move {k} of {len(s.moves)}: {s.moves[k - 1]}"
+            if k
+            else f"the deal ({len(s.moves)} moves to come)"
+        )
+        _say(out, f"{move}  ·  score {game.score}, terrace left {game.terrace_left}")
+        out.print(_board(game))
+        at_end = k >= len(s.moves) or (s.error is not None and k == len(s.games) - 1)
+        if at_end and s.error:
+            _say(out, f"{BAD} {s.error}", "red")
+        key = await _key("[Enter/n] next  [b] back  [p] next player  [q] quit > ")
+        if key == "q":
+            break
+        if key == "p" or (key in ("", "n") and at_end):
+            p, k = p + 1, 0
+        elif key == "b":
+            k = max(0, k - 1)
+        elif key in ("", "n"):
+            k += 1
+    return 0

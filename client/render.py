@@ -1,0 +1,440 @@
+"""Drawing the game for people: plain data (views, standings rows, race summaries) in, rich renderables out.
+
+Pure functions, no I/O and no prompt: the play screen (``client.screen``), the
+lobby and ``replay`` print what these return. Cards are drawn with suit symbols
+(``10♥``, ``K♠``), red suits in red; the board reads top to bottom as the
+engine lists places (docs/ENGINE.md, "Views") and fits in 80 columns. The
+standings sit beside the board when the terminal is wide enough, else below.
+
+:func:`to_text` renders any of them as plain text, for tests and line mode.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+View = Mapping[str, Any]
+
+SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+_SYMBOL_SUITS = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
+RED_SUITS = frozenset("dh")
+_RANKS = "A23456789TJQK"
+EMPTY = "··"  # an empty place
+TOP_MARKER = "◀"
+RED = "bold red"
+BLACK = "bold"
+
+VARIANT_NAMES = {
+    "terrace": "Terrace",
+    "queen-of-italy": "Queen of Italy",
+    "signora": "Signora",
+    "louis": "Louis",
+}
+_LOUIS_SUITS = "cdhs"
+
+
+# ----- cards ---------------------------------------------------------------------------
+
+
+def card(name: str) -> Text:
+    """One card as people write it: ``Th`` -> ``10♥`` (bold red), ``Ks`` -> ``K♠`` (bold).
+
+    An empty name draws the empty-place marker ``··`` (dim); a name that is not a
+    card is drawn as it is.
+    """
+    if not name:
+        return Text(EMPTY, style="dim")
+    suit = _SYMBOL_SUITS.get(name[-1], name[-1].lower())
+    rank = name[:-1].upper()
+    if rank == "10":
+        rank = "T"
+    if suit not in SUIT_SYMBOLS or len(rank) != 1 or rank not in _RANKS:
+        return Text(name)
+    return Text(
+        ("10" if rank == "T" else rank) + SUIT_SYMBOLS[suit], style=RED if suit in RED_SUITS else BLACK
+    )
+
+
+def cards(names: Iterable[str], style: str | None = None) -> Text:
+    """Cards in a row, one space apart; ``style`` (e.g. ``dim``) is laid over each card's own."""
+    out = Text()
+    for i, name in enumerate(names):
+        if i:
+            out.append(" ")
+        c = card(name)
+        if style:
+            c.stylize(style)
+        out.append_text(c)
+    return out
+
+
+def _empty(label: str = EMPTY) -> Text:
+    return Text(label, style="dim")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# ----- boards --------------------------------------------------------------------------
+
+
+def board(view: View) -> RenderableType:
+    """The board of a view (docs/ENGINE.md "Views"): the Terrace family's or Louis's layout."""
+    if view.get("variant") == "louis" or "heaps" in view:
+        return _louis(view)
+    return _family(view)
+
+
+def _grid() -> Table:
+    """Two columns: a place's name, then its cards (wrapping inside their own column)."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold cyan", no_wrap=True)
+    grid.add_column(overflow="fold")
+    return grid
+
+
+def _status(view: View) -> Text | None:
+    status = str(view.get("status", "playing"))
+    if status == "won":
+        return Text("WON!", style="bold green")
+    if status == "lost":
+        return Text("LOST: no more moves", style="bold red")
+    return None
+
+
+def _headline(view: View, parts: Sequence[str | Text]) -> Text:
+    variant = str(view.get("variant", "?"))
+    line = Text(VARIANT_NAMES.get(variant, variant), style="bold")
+    status = _status(view)
+    for part in [*parts, *([status] if status else [])]:
+        line.append(" · ", style="dim")
+        line.append_text(part if isinstance(part, Text) else Text(part))
+    return line
+
+
+def _family(view: View) -> RenderableType:
+    base = view.get("base")
+    terrace: list[str] = list(view.get("terrace", []))
+    parts: list[str | Text] = [
+        f"base {'10' if base == 'T' else base}" if base else "base ?",
+        f"score {view.get('score', 0)}",
+        f"terrace {view.get('terrace_left', len(terrace))} left",
+        _plural(int(view.get("moves", 0)), "move"),
+    ]
+    lines: list[RenderableType] = [_headline(view, parts)]
+    if view.get("phase") == "choose-base":
+        lines.append(
+            Text(
+                "Choose the base: 1-F1..4-F1 (its rank starts every foundation)",
+                style="bold yellow",
+            )
+        )
+
+    grid = _grid()
+    if terrace:
+        row = cards(terrace[:-1])
+        if len(terrace) > 1:
+            row.append(" ")
+        top = card(terrace[-1])
+        top.stylize("reverse underline")
+        row.append_text(top)
+        row.append(f" {TOP_MARKER} top", style="bold yellow")
+        if view.get("terrace_free"):
+            row.append("  (free: may pack and fill gaps)", style="green")
+    else:
+        row = Text("cleared ✓", style="bold green")
+    grid.add_row("terrace", row)
+    grid.add_row("foundations", _family_foundations(view.get("foundations", {})))
+    for name, pile in view.get("piles", {}).items():
+        grid.add_row(f"pile {name}", cards(pile) if pile else _empty("·· gap"))
+    grid.add_row("waste", _waste(view))
+    lines.append(grid)
+    return Group(*lines)
+
+
+def _family_foundations(foundations: Mapping[str, Sequence[str]]) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="dim", no_wrap=True)
+    for _ in foundations:
+        grid.add_column(justify="right", no_wrap=True)
+    grid.add_row("", *(Text(name, style="bold cyan") for name in foundations))
+    piles = list(foundations.values())
+    grid.add_row("base", *(card(p[0]) if p else _empty() for p in piles))
+    grid.add_row("top", *(card(p[-1]) if p else _empty() for p in piles))
+    grid.add_row("cards", *(Text(str(len(p)), style="dim") for p in piles))
+    return grid
+
+
+def _waste(view: View) -> Text:
+    waste: list[str] = list(view.get("waste", []))
+    row = Text()
+    if waste:
+        if len(waste) > 3:
+            row.append("… ", style="dim")
+        below = cards(waste[-3:-1], style="dim")
+        if below:
+            row.append_text(below)
+            row.append(" ")
+        row.append_text(card(waste[-1]))
+        row.append(f" {TOP_MARKER}", style="bold yellow")
+        row.append(f" ({len(waste)})", style="dim")
+    else:
+        row.append_text(_empty())
+    row.append("    stock ", style="bold cyan")
+    row.append(str(view.get("stock", 0)))
+    if view.get("variant") == "signora" or view.get("recycles_left"):
+        left = int(view.get("recycles_left", 0))
+        row.append(f"    {_plural(left, 'recycle')} left" if left else "    no recycle left", style="dim")
+    return row
+
+
+def _louis(view: View) -> RenderableType:
+    deal = int(view.get("deal", 1))
+    deals = deal + int(view.get("deals_left", 0))
+    parts: list[str | Text] = [
+        f"deal {deal} of {deals}",
+        f"score {view.get('score', 0)}",
+        _plural(int(view.get("moves", 0)), "move"),
+        "dealing" if view.get("phase") == "deal" else "play",
+    ]
+    lines: list[RenderableType] = [_headline(view, parts)]
+
+    grid = _grid()
+    grid.add_row("foundations", _louis_foundations(view))
+    live, following = view.get("live"), view.get("next_heap")
+    for name, heap in view.get("heaps", {}).items():
+        row = Text()
+        if heap:
+            row.append_text(cards(heap[:-1]))
+            if len(heap) > 1:
+                row.append(" ")
+            top = card(heap[-1])
+            if name == live:
+                top.stylize("reverse underline")
+            row.append_text(top)
+        else:
+            row.append_text(_empty())
+        if name == live:
+            row.append(f" {TOP_MARKER} live", style="bold yellow")
+        if name == following:
+            row.append("  ← next card", style="yellow")
+        grid.add_row(f"heap {name}", row)
+    stock = int(view.get("stock", 0))
+    row = Text(f"{stock} to deal")
+    if following:
+        row.append(f"   next card to heap {following}", style="dim")
+    elif view.get("deals_left"):
+        row.append(f"   type redeal for deal {deal + 1}", style="dim")
+    else:
+        row.append("   last deal", style="dim")
+    grid.add_row("stock", row)
+    lines.append(grid)
+    return Group(*lines)
+
+
+def _louis_foundations(view: View) -> Table:
+    foundations: Mapping[str, Sequence[str]] = view.get("foundations", {})
+    abeyance: Mapping[str, str | None] = view.get("abeyance", {})
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim", no_wrap=True)
+    for _ in _LOUIS_SUITS:
+        grid.add_column(no_wrap=True)
+
+    def cell(place: str, top: str | None) -> Text:
+        out = Text(place + " ", style="cyan")
+        out.append_text(card(top) if top else _empty())
+        return out
+
+    def top(place: str) -> str | None:
+        pile = foundations.get(place) or []
+        return pile[-1] if pile else None
+
+    grid.add_row("up A→K", *(cell(f"A{s}", top(f"A{s}")) for s in _LOUIS_SUITS))
+    grid.add_row("down K→A", *(cell(f"K{s}", top(f"K{s}")) for s in _LOUIS_SUITS))
+    grid.add_row("abeyance", *(cell(f"X{s}", abeyance.get(f"X{s}")) for s in _LOUIS_SUITS))
+    return grid
+
+
+# ----- standings and lobby -------------------------------------------------------------
+
+
+def _player_name(player: Any) -> str:
+    if isinstance(player, Mapping):
+        return str(player.get("name") or player.get("id") or "?")
+    return str(player) if player is not None else "?"
+
+
+def _race_time(ms: Any) -> str:
+    if not isinstance(ms, int | float):
+        return ""
+    tenths = int(ms) // 100
+    return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
+
+
+def standings(rows: Sequence[Mapping[str, Any]], me: str | None = None) -> RenderableType:
+    """The standings table (PROTOCOL.md ``standings``): rows in place order; ``me`` (a name) marked ▶.
+
+    Place is the row's ``place`` once given, else its position (dim).
+    """
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("player", no_wrap=True, max_width=18)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("terrace", justify="right", no_wrap=True)
+    table.add_column("moves", justify="right", no_wrap=True)
+    table.add_column("finish", no_wrap=True)
+    table.add_column("", no_wrap=True)  # connected
+    for i, row in enumerate(rows):
+        player = row.get("player")
+        name = _player_name(player)
+        mine = me is not None and name == me
+        who = Text("▶ " if mine else "  ", style="bold yellow")
+        who.append(name, style="bold yellow" if mine else "")
+        if isinstance(player, Mapping) and player.get("kind") == "bot":
+            who.append(" bot", style="dim")
+        place = row.get("place")
+        shown = Text(str(place), style="bold") if place is not None else Text(str(i + 1), style="dim")
+        finish = row.get("finish")
+        if finish:
+            style = "green" if finish == "goal" else "red" if finish in ("stuck", "resigned") else "yellow"
+            done = Text(str(finish), style=style)
+            when = _race_time(row.get("time"))
+            if when:
+                done.append(" " + when, style="dim")
+        elif row.get("finished"):
+            done = Text("done", style="dim")
+        else:
+            done = Text("racing", style="dim")
+        connected = row.get("connected", True)
+        table.add_row(
+            shown,
+            who,
+            str(row.get("score", "")),
+            str(row.get("terrace_left", "")),
+            str(row.get("moves", "")),
+            done,
+            Text("●", style="green") if connected else Text("○", style="dim red"),
+        )
+    return table
+
+
+def _limit(seconds: Any) -> str:
+    if not isinstance(seconds, int):
+        return "–"
+    if seconds % 60 == 0:
+        return f"{seconds // 60} min"
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def lobby(races: Sequence[Mapping[str, Any]]) -> RenderableType:
+    """The races table (race summaries, PROTOCOL.md): id, variant, goal, state, players/seats, time limit."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
+    table.add_column("race", style="bold", no_wrap=True)
+    table.add_column("variant", no_wrap=True)
+    table.add_column("goal", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("players", overflow="fold")
+    table.add_column("limit", justify="right", no_wrap=True)
+    states = {
+        "open": "green",
+        "countdown": "yellow",
+        "running": "cyan",
+        "finished": "dim",
+        "cancelled": "dim",
+    }
+    for race in races:
+        players = list(race.get("players") or [])
+        seated = Text(f"{len(players)}/{race.get('seats', '?')}", style="bold")
+        if players:
+            seated.append("  " + ", ".join(_player_name(p) for p in players), style="")
+        entry = race.get("entry")
+        if entry and entry != "all":
+            seated.append(f"  ({entry} only)", style="dim")
+        state = str(race.get("state", "?"))
+        table.add_row(
+            str(race.get("id", "?")),
+            str(race.get("variant", "?")),
+            str(race.get("goal", "?")),
+            Text(state, style=states.get(state, "")),
+            seated,
+            _limit(race.get("time_limit")),
+        )
+    return table
+
+
+# ----- the play screen -----------------------------------------------------------------
+
+
+class _Beside:
+    """Two renderables side by side when both fit the width, else one above the other."""
+
+    def __init__(self, left: RenderableType, right: RenderableType, gap: int = 3) -> None:
+        self.left, self.right, self.gap = left, right, gap
+
+    def _widths(self, console: Console, options: ConsoleOptions) -> tuple[int, int]:
+        left = Measurement.get(console, options, self.left).maximum
+        right = Measurement.get(console, options, self.right).maximum
+        return left, right
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        left, right = self._widths(console, options)
+        if left + self.gap + right <= options.max_width:
+            grid = Table.grid(padding=(0, self.gap))
+            grid.add_column(width=left)
+            grid.add_column(width=right)
+            grid.add_row(self.left, self.right)
+            yield grid
+        else:
+            yield self.left
+            yield Text()
+            yield self.right
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        left, right = self._widths(console, options)
+        return Measurement(max(left, right), left + self.gap + right)
+
+
+def screen(
+    view: View,
+    rows: Sequence[Mapping[str, Any]],
+    me: str | None,
+    clock: str | None,
+    title: str,
+    message: str | None,
+) -> RenderableType:
+    """The whole play screen: title (and clock), the board with the standings beside or below, the message.
+
+    A message starting with ``✗`` (a refused move, as the screen words it) is red.
+    """
+    head = Text(title, style="bold")
+    if clock:
+        head.append(f"    ⏱ {clock}", style="bold yellow")
+    parts: list[RenderableType] = [head]
+    body = board(view)
+    parts.append(_Beside(body, standings(rows, me)) if rows else body)
+    if message:
+        failed = message.lstrip().startswith(("✗", "✘"))
+        parts.append(Text(message, style="bold red" if failed else "green"))
+    return Group(*parts)
+
+
+def to_text(renderable: RenderableType, width: int = 100) -> str:
+    """``renderable`` as plain text ``width`` columns wide (no colour, no styles)."""
+    console = Console(record=True, width=width, color_system=None, file=io.StringIO(), highlight=False)
+    console.print(renderable)
+    return console.export_text()
+
+
+def lines(renderable: RenderableType, width: int = 100) -> Iterator[str]:
+    """The rendered text's lines, right-stripped."""
+    for line in to_text(renderable, width).splitlines():
+        yield line.rstrip()

@@ -1,0 +1,1 @@
+"""Tests of client/: the terrace command, its screen, records and rendering."""

@@ -1,0 +1,100 @@
+"""The online race table against a real server: the server's views, refusals, drops and resumes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from client.play import RaceTable
+from server.app import RaceServer
+from terrace import REASONS
+from tests.server.wire import Client
+
+Connect = Callable[..., Awaitable[Client]]
+
+
+async def _pair(server: RaceServer) -> tuple[RaceTable, RaceTable]:
+    """Two tables queued for terrace and started."""
+    tables = [RaceTable(server.url, {"name": n}) for n in ("alice", "bob")]
+    for t in tables:
+        await t.connect()
+        assert (await t.ask("queue", variant="terrace"))["type"] == "queued"
+    for t in tables:
+        assert t.started is not None
+        await asyncio.wait_for(t.started, 5)
+    return tables[0], tables[1]
+
+
+async def test_a_legal_move_shows_the_servers_view_and_an_illegal_one_its_reason_and_changes_nothing(
+    server: RaceServer,
+) -> None:
+    alice, bob = await _pair(server)
+    assert alice.view()["phase"] == "choose-base" and sorted(alice.legal()) == [
+        "1-F1",
+        "2-F1",
+        "3-F1",
+        "4-F1",
+    ]
+    assert alice.title.startswith("race ") and "terrace" in alice.title
+    before = (alice.view(), alice.legal(), alice.seq)
+    refused = await alice.move("w3")
+    assert not refused.ok
+    assert refused.message == REASONS["choose_base_first"]  # the server's reason, word for word
+    assert (alice.view(), alice.legal(), alice.seq) == before
+    done = await alice.move("1f")
+    assert done.ok and done.move == "1-F1"
+    assert alice.seq == 1 and alice.view()["phase"] == "play" and alice.view()["foundations"]["F1"]
+    assert "S-W" in alice.legal()
+    await alice.close()
+    await bob.close()
+
+
+async def test_standings_pushes_reach_the_table_and_resign_ends_it(server: RaceServer) -> None:
+    alice, bob = await _pair(server)
+    changes: list[int] = []
+    bob.on_change = lambda: changes.append(1)
+    await alice.move("2f")
+    for _ in range(50):
+        await asyncio.sleep(0.02)
+        if any(r["moves"] == 1 for r in bob.standings()):
+            break
+    assert {r["player"]["name"]: r["moves"] for r in bob.standings()} == {"alice": 1, "bob": 0}
+    assert changes
+    assert bob.over() is None
+    assert await bob.commands()["resign"]() == "You resigned."
+    assert bob.over() == "You finished: resigned."
+    assert await alice.commands()["resign"]() == "You resigned."
+    assert alice.finished is not None
+    await asyncio.wait_for(alice.finished, 5)
+    assert alice.over() == "The race is over."
+    await alice.close()
+    await bob.close()
+
+
+async def test_a_dropped_connection_reconnects_and_the_race_goes_on(server: RaceServer) -> None:
+    alice, bob = await _pair(server)
+    news: list[str | None] = []
+    alice.on_change = lambda: news.append(alice.status_line)
+    assert alice.conn is not None
+    alice.conn.ws.transport.abort()
+    moved = await asyncio.wait_for(alice.move("3f"), 10)  # waits for the reconnect, then sends
+    assert moved.ok and moved.move == "3-F1" and alice.seq == 1
+    assert any(n and n.startswith("Connection lost") for n in news)
+    assert alice.status_line == "Reconnected: back in the race."
+    await alice.close()
+    await bob.close()
+
+
+async def test_a_player_in_a_race_is_put_back_into_it_by_a_new_hello(server: RaceServer) -> None:
+    alice, bob = await _pair(server)
+    await alice.move("4f")
+    session = alice.session
+    await alice.close()
+    again = RaceTable(server.url, {"name": "alice"})
+    again.session = session
+    await again.connect()
+    assert again.started is not None
+    resumed = await asyncio.wait_for(again.started, 5)
+    assert resumed["resumed"] is True and again.seq == 1 and again.view()["phase"] == "play"
+    await again.close()
+    await bob.close()

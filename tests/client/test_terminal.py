@@ -1,0 +1,107 @@
+"""The real ``terrace`` command in a pseudo terminal (pexpect), against a real server.
+
+What a person sees and types: the board, tab completion, the server's reason
+for an illegal move, resigning, the final standings; practice with undo and a
+hint; the live standings of ``watch`` changing as a race goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pexpect
+
+from server.app import RaceServer
+from tests.server.wire import Client
+
+Connect = Callable[..., Awaitable[Client]]
+TERRACE = str(Path(sys.executable).parent / "terrace")
+
+
+def _spawn(*args: str) -> pexpect.spawn:
+    env = {
+        **os.environ,
+        "PROMPT_TOOLKIT_NO_CPR": "1",  # pexpect does not answer cursor position requests
+        "TERM": "xterm-256color",
+        "COLUMNS": "120",
+        "LINES": "50",
+    }
+    return pexpect.spawn(TERRACE, list(args), env=env, dimensions=(50, 120), encoding="utf-8", timeout=15)
+
+
+async def _expect(child: pexpect.spawn, pattern: str) -> str:
+    await child.expect(pattern, async_=True)
+    return str(child.before) + str(child.after)
+
+
+async def _exit(child: pexpect.spawn) -> int:
+    await child.expect(pexpect.EOF, async_=True)
+    child.close()
+    return int(child.exitstatus if child.exitstatus is not None else -1)
+
+
+async def test_play_a_race_typing_moves_with_completion_seeing_refusals_and_resigning(
+    server: RaceServer, connect: Connect
+) -> None:
+    bob = await connect(name="bob")
+    created = await bob.request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    child = _spawn("play", "--server", server.url, "--race", race, "--name", "alice")
+    await _expect(child, "Connected to ")
+    started = await bob.wait("started")
+    screen = await _expect(child, "move>")
+    assert "choose the base" in screen.lower()
+    for card in [started["view"]["piles"][p][0] for p in "1234"]:  # the four base candidates are shown
+        assert card[0].replace("T", "10") in screen
+
+    child.sendline("w3")  # the server's reason, nothing else changes
+    await _expect(child, "First choose the base")
+    child.send("1")
+    child.send("\t")  # completes the only legal move starting with 1
+    child.sendline("")
+    await _expect(child, "1-F1")
+    await _expect(child, "move>")
+
+    child.sendline("resign")
+    await _expect(child, "You resigned")
+    await _expect(child, "Waiting for the others")
+    await bob.request("resign", race=race)
+    final = await _expect(child, "bob")
+    assert "alice" in final
+    assert await _exit(child) == 0
+
+
+async def test_practice_offline_with_undo_and_a_hint() -> None:
+    child = _spawn("practice", "--variant", "terrace", "--deal", "7")
+    screen = await _expect(child, "move>")
+    assert "deal 7" in screen
+    child.sendline("2f")
+    await _expect(child, "2-F1")
+    child.sendline("undo")
+    await _expect(child, "Took back 2-F1")
+    child.sendline("hint")
+    await _expect(child, "Hint: [1-4]-F1")
+    child.sendline("quit")
+    assert await _exit(child) == 0
+
+
+async def test_watch_shows_a_races_standings_changing_in_place(server: RaceServer, connect: Connect) -> None:
+    alice = await connect(name="alice")
+    bob = await connect(name="bob")
+    created = await alice.request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    await bob.request("join", race=race)
+    await alice.wait("started")
+    child = _spawn("watch", race, "--server", server.url)
+    await _expect(child, "alice")
+    for seq, move in enumerate(["1f", "S-W"], 1):
+        assert (await alice.request("move", race=race, seq=seq, move=move))["type"] == "moved"
+        await asyncio.sleep(0.05)
+    await _expect(child, "alice[^\\n]*2")  # alice's row now counts 2 moves
+    await alice.request("resign", race=race)
+    await bob.request("resign", race=race)
+    assert await _exit(child) == 0
