@@ -60,11 +60,15 @@ class PracticeTable:
         return f"{seconds // 60:02d}:{seconds % 60:02d}"
 
     def over(self) -> str | None:
-        status = self.game.status
-        if status == "playing":
-            return None
-        if status == "won":
+        """Only a won game ends practice: a lost one stays open for ``undo`` and ``restart``."""
+        if self.game.status == "won":
             return f"You won deal {self.deal}: all 104 cards home in {len(self.game.moves)} moves."
+        return None
+
+    def lost(self) -> str | None:
+        """How the game was lost, if it was."""
+        if self.game.status != "lost":
+            return None
         left = self.game.terrace_left
         terrace_text = f", {left} left in the terrace" if left else ""
         return f"No more moves: the game is lost with {self.game.score} cards home{terrace_text}."
@@ -80,7 +84,10 @@ class PracticeTable:
         if waste is not None:
             self._remember_recycle(waste)
         events = list(self.game.last_events)
-        return Outcome(ok=True, move=canonical, message=news(events), events=events)
+        message = self.lost() or news(events)
+        if self.lost():
+            message += " Type undo to take moves back, or restart."
+        return Outcome(ok=True, move=canonical, message=message, events=events)
 
     def commands(self) -> dict[str, Callable[[], Awaitable[str]]]:
         return {"undo": self.undo, "hint": self.hint, "restart": self.restart}

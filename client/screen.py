@@ -3,8 +3,8 @@
 On a terminal, prompt_toolkit draws the rendered screen as the prompt's
 message, so a standings push redraws it in place while the player types, and
 only a change renders it again (the clock lives in the bottom toolbar). Tab
-completes from the legal moves and the screen's commands; up-arrow recalls
-earlier input. Without a terminal (piped input) it reads one move per line and
+completes from the legal moves and the screen's commands; earlier input is
+suggested as you type (right-arrow takes it) and up-arrow recalls it. Without a terminal (piped input) it reads one move per line and
 prints the screen after each change, so scripts and screen readers work too.
 """
 
@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterable
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import ANSI
@@ -131,6 +132,7 @@ class Screen:
             history=InMemoryHistory(),
             completer=_Moves(self.table, [*self.table.commands(), "help", "quit"]),
             complete_while_typing=False,
+            auto_suggest=AutoSuggestFromHistory(),  # earlier input, greyed ahead of the cursor
             bottom_toolbar=self._toolbar,
             refresh_interval=1.0,
         )

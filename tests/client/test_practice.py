@@ -9,6 +9,7 @@ import pytest
 import terrace
 from client import practice
 from client.practice import PracticeTable
+from client.render import board, to_text
 from client.table import Table
 
 
@@ -148,7 +149,7 @@ async def test_restart_deals_the_same_deal_again() -> None:
     assert await table.commands()["undo"]() == "Nothing to undo."
 
 
-async def test_a_lost_game_is_over() -> None:
+async def test_a_lost_game_says_so_and_stays_open_for_undo() -> None:
     # Deal 7 with the base from pile 1 and the stock turned to the end: nothing more can go home.
     table = PracticeTable("terrace", 7)
     await table.move("1f")
@@ -158,9 +159,12 @@ async def test_a_lost_game_is_over() -> None:
         last = await table.move("d")
     assert last is not None and last.ok
     assert {"type": "game_over", "status": "lost"} in last.events
-    assert "No more moves: the game is lost." in last.message
-    ended = table.over()
-    assert ended is not None and "lost" in ended and f"{table.view()['score']} cards home" in ended
-    assert "left in the terrace" in ended
+    score = table.view()["score"]
+    assert last.message == (
+        f"No more moves: the game is lost with {score} cards home, 11 left in the terrace."
+        " Type undo to take moves back, or restart."
+    )
+    assert table.over() is None  # practice goes on: undo and restart still work
+    assert "LOST" in to_text(board(table.view()), width=80)
     assert await table.commands()["undo"]() == "Took back S-W."
-    assert table.over() is None
+    assert table.lost() is None and table.view()["status"] == "playing"

@@ -1,0 +1,92 @@
+"""The ``terrace`` command's data commands against a real server: races, watch, top, help, usage."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from server.app import RaceServer
+from tests.server.wire import Client
+
+Connect = Callable[..., Awaitable[Client]]
+TERRACE = str(Path(sys.executable).parent / "terrace")
+
+
+async def _run(*args: str, stdin: bytes = b"", timeout: float = 30) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        TERRACE,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_races_lists_open_races_as_a_table_and_as_json(server: RaceServer, connect: Connect) -> None:
+    alice = await connect(name="alice")
+    created = await alice.request("create", variant="signora", seats=3)
+    race = created["race"]["id"]
+    code, out, _ = await _run("races", "--server", server.url)
+    assert code == 0
+    line = next(line for line in out.splitlines() if race in line)
+    assert "signora" in line and "open" in line and "1/3" in line and "alice" in line
+    code, out, _ = await _run("races", "--server", server.url, "--json")
+    assert code == 0
+    assert [r["id"] for r in json.loads(out)["races"]] == [race]
+
+
+async def test_watch_the_lobby_as_json_lines_sees_a_race_being_created(
+    server: RaceServer, connect: Connect
+) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        TERRACE, "watch", "--server", server.url, "--json", stdout=asyncio.subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    await asyncio.sleep(0.5)  # subscribed by now
+    alice = await connect(name="alice")
+    created = await alice.request("create", variant="louis", seats=2)
+    line = json.loads(await asyncio.wait_for(proc.stdout.readline(), 10))
+    assert line["type"] == "race" and line["race"]["id"] == created["race"]["id"]
+    assert line["race"]["variant"] == "louis"
+    proc.terminate()
+    assert await asyncio.wait_for(proc.wait(), 10) in (0, 130, -15)
+
+
+async def test_top_says_plainly_when_the_server_keeps_no_leaderboards(server: RaceServer) -> None:
+    code, out, _ = await _run("top", "--server", server.url)
+    assert code == 1
+    assert out.strip() == "This server keeps no leaderboards yet."
+
+
+async def test_an_unreachable_server_is_one_line_and_exit_1(unused_tcp_port: int) -> None:
+    code, _out, err = await _run("races", "--server", f"ws://127.0.0.1:{unused_tcp_port}/ws")
+    assert code == 1
+    assert err.startswith("terrace: cannot reach ") and "Traceback" not in err
+
+
+async def test_practice_reads_moves_from_a_pipe_and_prints_each_change() -> None:
+    code, out, _ = await _run(
+        "practice", "--variant", "terrace", "--deal", "7", stdin=b"2f\nw3\nundo\nquit\n"
+    )
+    assert code == 0
+    assert "practice – terrace, deal 7" in out
+    assert "2-F1" in out and "Took back 2-F1." in out
+    assert "✗" in out  # w3 refused with the engine's reason
+
+
+async def test_every_command_has_help_and_bad_usage_exits_2() -> None:
+    for cmd in ("play", "practice", "races", "watch", "top", "register", "replay", "verify"):
+        code, out, _ = await _run(cmd, "--help")
+        assert code == 0 and "usage: terrace" in out, cmd
+    code, _, err = await _run("practice", "--variant", "nosuch")
+    assert code == 2 and "invalid choice" in err
+    code, _, err = await _run("play", "--queue", "terrace", "--race", "abc")
+    assert code == 2 and "not allowed with" in err
