@@ -18,7 +18,7 @@ from rich.live import Live
 
 from terrace.conversation import Message
 
-from .link import Connection, Refused, fetch
+from .link import Connection, fetch
 
 
 async def races(args: argparse.Namespace, out: Console) -> int:
@@ -104,10 +104,7 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
             out.print(f"[red]terrace: {conn.closed.result()}[/red]")
             return 1
         return 0
-    except Refused as exc:
-        out.print(f"[red]terrace: {exc}[/red]")
-        return 1
-    finally:
+    finally:  # refusals and drops are reported by the command line, once
         await conn.close()
 
 

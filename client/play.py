@@ -246,13 +246,7 @@ async def play(args: argparse.Namespace, out: Console) -> int:
         assert table.finished is not None
         out.print(standings(table.finished.result()["results"], me))
         return 0
-    except Refused as exc:
-        out.print(f"[red]terrace: {exc}[/red]")
-        return 1
-    except Offline as exc:
-        out.print(f"[red]terrace: {exc}[/red]")
-        return 1
-    finally:
+    finally:  # refusals and drops are reported by the command line, once
         await table.close()
 
 

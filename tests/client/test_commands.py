@@ -90,3 +90,14 @@ async def test_every_command_has_help_and_bad_usage_exits_2() -> None:
     assert code == 2 and "invalid choice" in err
     code, _, err = await _run("play", "--queue", "terrace", "--race", "abc")
     assert code == 2 and "not allowed with" in err
+
+
+async def test_play_uses_the_registered_token_and_a_refusal_is_one_line_and_exit_1(
+    server: RaceServer,
+) -> None:
+    code, out, err = await _run("register", "robo", "--server", server.url)
+    assert code == 0, err
+    code, out, err = await _run("play", "--server", server.url, "--race", "nosuch")
+    assert code == 1
+    assert "Connected to" in out and "robo" in out  # the stored account, not a guest
+    assert err.strip() == "terrace: There is no race 'nosuch'."
