@@ -28,6 +28,7 @@ from terrace.conversation import Message
 
 from . import config
 from .link import Refused, fetch
+from .render import board
 
 OK, BAD = "✓", "✗"
 
@@ -149,11 +150,7 @@ async def verify(args: argparse.Namespace, out: Console) -> int:
 
 
 def _board(game: terrace.Game) -> RenderableType:
-    """The board as the client draws it (client/render.py), or the engine's text until that exists."""
-    try:
-        from .render import board
-    except ImportError:  # render.py is written alongside; the engine's text keeps replay usable meanwhile
-        return Text(str(game))
+    """The board as the play screen draws it."""
     return board(game.view())
 
 

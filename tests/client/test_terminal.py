@@ -105,3 +105,36 @@ async def test_watch_shows_a_races_standings_changing_in_place(server: RaceServe
     await alice.request("resign", race=race)
     await bob.request("resign", race=race)
     assert await _exit(child) == 0
+
+
+async def test_replay_steps_through_a_finished_race_one_player_at_a_time(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice = await connect(name="alice")
+    bob = await connect(name="bob")
+    created = await alice.request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    await bob.request("join", race=race)
+    await alice.wait("started")
+    for seq, move in enumerate(["1f", "d"], 1):
+        assert (await alice.request("move", race=race, seq=seq, move=move))["type"] == "moved"
+    await alice.request("resign", race=race)
+    await bob.request("resign", race=race)
+    await alice.wait("finished")
+
+    child = _spawn("replay", race, "--server", server.url)
+    await _expect(child, "alice")
+    await _expect(child, "the deal \\(2 moves to come\\)")
+    await _expect(child, "quit >")
+    child.sendline("")  # next move
+    await _expect(child, "move 1 of 2: 1-F1")
+    await _expect(child, "quit >")
+    child.sendline("b")  # back to the deal
+    await _expect(child, "the deal \\(2 moves to come\\)")
+    await _expect(child, "quit >")
+    child.sendline("p")  # the next player
+    await _expect(child, "bob")
+    await _expect(child, "the deal \\(0 moves to come\\)")
+    await _expect(child, "quit >")
+    child.sendline("q")
+    assert await _exit(child) == 0
