@@ -10,10 +10,15 @@ from collections.abc import Sequence
 
 from . import config as config_module
 from .app import RaceServer
+from .store import StoreDown
 
 
 async def serve(config: config_module.Config) -> None:
     server = RaceServer(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before the listen line: a signal right after it is ours
+        loop.add_signal_handler(sig, stop.set)
     await server.start()
     host = config.host
     print(f"terrace-server listening on ws://{host}:{server.port}/ws", flush=True)
@@ -23,10 +28,6 @@ async def serve(config: config_module.Config) -> None:
     )
     if config.public_url:
         print(f"  public URL {config.public_url}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     print("terrace-server shutting down: closing connections (1001)", flush=True)
     await server.stop()
@@ -37,6 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         asyncio.run(serve(config))
+    except StoreDown as e:
+        print(f"terrace-server: cannot reach the store at {config.redis_url}: {e}", file=sys.stderr)
+        return 1
     except OSError as e:  # the port is taken, the host does not exist, ...
         print(f"terrace-server: cannot listen on {config.host}:{config.port}: {e}", file=sys.stderr)
         return 1

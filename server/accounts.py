@@ -16,7 +16,7 @@ from typing import Any
 
 from terrace.errors import ProtocolError
 
-from .store import Account, MemoryStore
+from .store import Account, Store
 
 NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,23}")
 
@@ -51,7 +51,7 @@ def check_name(name: str) -> str:
 class Accounts:
     """Registers accounts and opens sessions; players live as long as the server."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
         self._sessions: dict[str, Player] = {}  # session token hash -> player
         self._players: dict[str, Player] = {}  # player id -> player

@@ -32,20 +32,25 @@ from .accounts import Accounts
 from .config import Config
 from .connection import Connection
 from .handlers import Handlers
+from .leaderboards import Leaderboards
 from .limits import AddressCounter, TokenBucket
 from .lobby import Lobby
 from .metrics import Metrics
-from .store import MemoryStore
+from .store import Store, StoreDown, open_store
 
 log = logging.getLogger("terrace.server")
+
+STORE_CHECK = 1.0  # seconds between store health checks
 
 CLOSE_POLICY = 1008  # too many bad messages, or too many connections from one address
 
 
 class RaceServer:
-    def __init__(self, config: Config, store: MemoryStore | None = None) -> None:
+    def __init__(self, config: Config, store: Store | None = None) -> None:
         self.config = config
-        self.store = store or MemoryStore(config.keep_finished)
+        self.store = store or open_store(config.redis_url or None, config.keep_finished)
+        self.store_down: str | None = None  # why the store failed its last health check
+        self.leaderboards = Leaderboards(self.store)
         self.metrics = Metrics()
         # The lost search (up to ~0.5 s of pure Python) runs in worker processes, so it
         # holds neither the event loop nor its GIL; workers start on the first search.
@@ -53,16 +58,19 @@ class RaceServer:
             config.search_workers, mp_context=multiprocessing.get_context("forkserver")
         )
         self.accounts = Accounts(self.store)
-        self.lobby = Lobby(config, self.store, self.metrics, self.executor)
-        self.handlers = Handlers(self.accounts, self.lobby)
+        self.lobby = Lobby(config, self.store, self.metrics, self.executor, self.leaderboards)
+        self.handlers = Handlers(self.accounts, self.lobby, self.leaderboards)
         self.addresses = AddressCounter(config.max_conns_per_address)
         self.connections: set[Connection] = set()
         self._server: Server | None = None
+        self._health: asyncio.Task[None] | None = None
         self.port = config.port
 
     # ----- lifecycle ----------------------------------------------------------------
 
     async def start(self) -> None:
+        await self.store.ping()  # StoreDown: a server that cannot reach its store does not start
+        self._health = asyncio.get_running_loop().create_task(self._watch_store())
         self._server = await serve(
             self._connection,
             self.config.host,
@@ -85,7 +93,26 @@ class RaceServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        if self._health is not None:
+            self._health.cancel()
+        await self.lobby.drain()
         await asyncio.to_thread(self.executor.shutdown, wait=True, cancel_futures=True)
+        await self.store.close()
+
+    async def _watch_store(self) -> None:
+        """Ping the store every second: /healthz says when it is down, and when it is back."""
+        while True:
+            await asyncio.sleep(STORE_CHECK)
+            try:
+                await self.store.ping()
+            except StoreDown as exc:
+                if self.store_down is None:
+                    log.error("store down: %s", exc)
+                self.store_down = str(exc) or "unreachable"
+                continue
+            if self.store_down is not None:
+                log.info("store back")
+            self.store_down = None
 
     async def __aenter__(self) -> RaceServer:
         await self.start()
@@ -107,8 +134,17 @@ class RaceServer:
         if path == "/":
             return _response(200, _page(), "text/html; charset=utf-8")
         if path == "/healthz":
-            body = {"status": "ok", "connections": len(self.connections), "races": len(self.lobby.races)}
-            return _response(200, json.dumps(body) + "\n", "application/json")
+            body: dict[str, Any] = {
+                "status": "ok" if self.store_down is None else "store_down",
+                "store": type(self.store).__name__,
+                "connections": len(self.connections),
+                "races": len(self.lobby.races),
+            }
+            if self.store_down is not None:
+                body["error"] = self.store_down
+            return _response(
+                200 if self.store_down is None else 503, json.dumps(body) + "\n", "application/json"
+            )
         if path == "/metrics":
             self._refresh_gauges()
             return _response(200, self.metrics.text().decode(), "text/plain; version=0.0.4; charset=utf-8")
@@ -192,6 +228,10 @@ class RaceServer:
                     await conn.send(answer)
             except ProtocolError as e:
                 self._refuse(conn, e, req.get("id"))
+            except StoreDown as exc:
+                log.warning("store down during %s: %s", req.get("type"), exc)
+                self.store_down = self.store_down or str(exc) or "unreachable"
+                self._refuse(conn, ProtocolError("store_down"), req.get("id"))
             except ConnectionClosed:
                 return
             except Exception:  # a bug: log it, answer `internal`, keep serving this connection

@@ -19,6 +19,7 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8765
     public_url: str = ""  # how clients reach this node; derived from host and port when empty
+    redis_url: str = ""  # the shared store; empty: the embedded memory store
     # limits
     max_frame: int = 65_536  # bytes per websocket message; larger closes with 1009
     rate: float = 200.0  # messages per second per connection (token bucket refill)
@@ -47,6 +48,7 @@ _HELP = {
     "host": "address to listen on",
     "port": "port to listen on (0 picks a free one)",
     "public_url": "the websocket URL clients use to reach this node",
+    "redis_url": "Redis URL for accounts, records, leaderboards and live races (empty: in memory)",
     "max_frame": "largest websocket message in bytes",
     "rate": "messages per second allowed per connection",
     "burst": "messages a connection may send at once before the rate applies",
@@ -91,6 +93,7 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         values[f.name] = default
         parser.add_argument(
             "--" + f.name.replace("_", "-"),
+            *_ALIASES.get(f.name, ()),
             type=kind,
             default=default,
             metavar=kind.__name__.upper(),
@@ -117,6 +120,8 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         parser.error("; ".join(problems))
     return config
 
+
+_ALIASES = {"redis_url": ("--redis",)}
 
 _POSITIVE = (
     "max_frame",

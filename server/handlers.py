@@ -17,6 +17,7 @@ from terrace.variants import VARIANTS
 
 from .accounts import Accounts, Player
 from .connection import Connection
+from .leaderboards import Leaderboards
 from .lobby import Lobby
 from .race import Message, Race
 
@@ -25,16 +26,28 @@ PROTOCOL_VERSION = 1
 
 # What may be asked before hello: watching is open to anyone.
 ANONYMOUS = frozenset(
-    {"hello", "register", "races", "spectate", "unspectate", "subscribe", "unsubscribe", "record", "ping"}
+    {
+        "hello",
+        "register",
+        "races",
+        "spectate",
+        "unspectate",
+        "subscribe",
+        "unsubscribe",
+        "record",
+        "ping",
+        "leaderboard",
+    }
 )
 
 Handler = Callable[[Connection, dict[str, Any]], Awaitable[Message | None]]
 
 
 class Handlers:
-    def __init__(self, accounts: Accounts, lobby: Lobby) -> None:
+    def __init__(self, accounts: Accounts, lobby: Lobby, leaderboards: Leaderboards) -> None:
         self.accounts = accounts
         self.lobby = lobby
+        self.leaderboards = leaderboards
         self.table: dict[str, Handler] = {
             name[3:]: getattr(self, name) for name in dir(self) if name.startswith("on_")
         }
@@ -170,12 +183,20 @@ class Handlers:
         return {"type": "unspectated", "race": req["race"]}
 
     async def on_subscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
+        if req["topic"] == "leaderboards":
+            self.lobby.board_watchers.add(conn)
+            return {"type": "subscribed", "topic": "leaderboards"}
         self.lobby.subscribers.add(conn)
         return {"type": "subscribed", "topic": req["topic"], "races": self.lobby.listing()}
 
     async def on_unsubscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
-        self.lobby.subscribers.discard(conn)
+        (self.lobby.board_watchers if req["topic"] == "leaderboards" else self.lobby.subscribers).discard(
+            conn
+        )
         return {"type": "unsubscribed", "topic": req["topic"]}
+
+    async def on_leaderboard(self, conn: Connection, req: dict[str, Any]) -> Message:
+        return await self.leaderboards.answer(req)
 
     async def on_record(self, conn: Connection, req: dict[str, Any]) -> Message:
         return {"type": "record", "race": await self.lobby.record(req["race"])}

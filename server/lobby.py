@@ -14,14 +14,16 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
+from terrace.conversation import backoff
 from terrace.errors import ProtocolError
 
 from .accounts import Player
 from .config import Config
 from .connection import Connection, fan_out
+from .leaderboards import Board, Leaderboards
 from .metrics import Metrics
 from .race import Message, Race, RaceRules, admits
-from .store import MemoryStore
+from .store import Store, StoreDown
 
 log = logging.getLogger("terrace.server")
 
@@ -37,9 +39,13 @@ class _Waiting:
 
 
 class Lobby:
-    def __init__(self, config: Config, store: MemoryStore, metrics: Metrics, executor: Executor) -> None:
+    def __init__(
+        self, config: Config, store: Store, metrics: Metrics, executor: Executor, leaderboards: Leaderboards
+    ) -> None:
         self.config = config
         self.store = store
+        self.leaderboards = leaderboards
+        self.board_watchers: set[Connection] = set()  # topic "leaderboards"
         self.metrics = metrics
         self.executor = executor
         self.races: dict[str, Race] = {}  # races not over yet
@@ -80,10 +86,32 @@ class Lobby:
         )
 
     async def _save(self, record: Message) -> None:
-        try:
-            await self.store.save_record(record)
-        finally:
-            self._unsaved.pop(record["id"], None)
+        """Keep the record, then put the race on the leaderboards; retried while the store is down."""
+        for delay in backoff():
+            try:
+                await self.store.save_record(record)
+                break
+            except StoreDown as exc:
+                log.warning("record %s not saved yet (%s); retrying in %.1f s", record["id"], exc, delay)
+                await asyncio.sleep(delay)
+        self._unsaved.pop(record["id"], None)
+        changed: list[Board] = []
+        for delay in backoff():
+            try:
+                changed = await self.leaderboards.race_finished(record)
+                break
+            except StoreDown as exc:
+                log.warning("leaderboards not updated for %s yet (%s)", record["id"], exc)
+                await asyncio.sleep(delay)
+        if changed and self.board_watchers:
+            for board in changed:
+                top = await self.leaderboards.rows(board)
+                fan_out(self.board_watchers, {"type": "leaderboard", **board.describe(), "rows": top})
+
+    async def drain(self) -> None:
+        """Wait for records still on their way to the store (at shutdown)."""
+        if self._saving:
+            await asyncio.wait(set(self._saving), timeout=5)
 
     def _audience(self, race: Race) -> Iterable[Connection]:
         conns = {s.player.connection for s in race.seats.values() if s.player.connection is not None}
@@ -285,6 +313,7 @@ class Lobby:
         for race_id in list(conn.spectating):
             self.unspectate(conn, race_id)
         self.subscribers.discard(conn)
+        self.board_watchers.discard(conn)
         player = conn.player
         if player is None or player.connection is not conn:
             return

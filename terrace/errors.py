@@ -125,9 +125,13 @@ ERRORS: dict[str, str] = {
     "seq_conflict": "seq {seq} was already used for the move {move!r}.",
     "illegal_move": "The rules refuse that move.",
     "not_finished": "Race {race} has not finished; its record is published when it ends.",
+    # leaderboards
+    "bad_board": "No such leaderboard: {detail}.",
+    "not_on_board": "That player is not on the {board} board.",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
     "busy": "Too many requests are waiting on this connection; wait for their answers.",
+    "store_down": "The server's store is unavailable; nothing was changed. Try again shortly.",
     "internal": "The server failed on this request; it has been logged.",
 }
 

@@ -29,7 +29,9 @@ ENTRIES = ("all", "humans", "bots")
 POOLS = ENTRIES
 KINDS = ("human", "bot")
 START_MODES = ("manual", "full")
-TOPICS = ("lobby",)
+TOPICS = ("lobby", "leaderboards")
+BOARDS = ("rating", "fastest", "wins")
+PERIODS = ("all", "day", "week")
 
 
 class Field(NamedTuple):
@@ -77,6 +79,16 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "subscribe": {"topic": Field(str, True, choices=TOPICS)},
     "unsubscribe": {"topic": Field(str, True, choices=TOPICS)},
     "record": {"race": _ID},
+    "leaderboard": {
+        "board": Field(str, True, choices=BOARDS),
+        "variant": Field(str, True, choices=tuple(VARIANTS)),
+        "pool": Field(str, choices=("humans", "bots")),
+        "goal": Field(str, choices=GOALS),
+        "period": Field(str, choices=PERIODS),
+        "start": Field(int, low=0, high=1_000_000),
+        "count": Field(int, low=1, high=100),
+        "around": _NAME,
+    },
     "ping": {},
 }
 

@@ -12,7 +12,10 @@ from server.app import RaceServer
 from server.config import Config
 from terrace.protocol import MSGPACK
 
+from .redis_server import redis_server, redis_url
 from .wire import Client
+
+__all__ = ["redis_server", "redis_url"]  # fixtures: a private redis-server for tests that need one
 
 # Fast clocks so races start and end within a test.
 FAST = Config(host="127.0.0.1", port=0, countdown=0.05, grace=0.5, queue_wait=0.3, standings_interval=0.01)

@@ -47,12 +47,13 @@ def test_every_setting_has_its_environment_variable() -> None:
         "TERRACE_HOST",
         "TERRACE_PORT",
         "TERRACE_PUBLIC_URL",
-        "TERRACE_MAX_FRAME",
+        "TERRACE_REDIS_URL",
     ]
     changed = {
         "host": "0.0.0.0",
         "port": 9000,
         "public_url": "wss://race.example/ws",
+        "redis_url": "redis://127.0.0.1:1/0",
         "max_frame": 1024,
         "rate": 12.5,
         "burst": 7,

@@ -65,23 +65,26 @@ async def _solo_race(client: Client) -> str:
 
 
 async def test_healthz_says_ok_with_counts(server: RaceServer, connect: Connect) -> None:
-    assert await _health(server) == {"status": "ok", "connections": 0, "races": 0}
+    assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 0, "races": 0}
     alice = await connect(name="alice")
-    assert await _health(server) == {"status": "ok", "connections": 1, "races": 0}
+    assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 1, "races": 0}
     await alice.request("create", variant="terrace", seats=2)
     bob = await connect(name="bob")
-    assert await _health(server) == {"status": "ok", "connections": 2, "races": 1}
+    assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 2, "races": 1}
     await bob.close()
     for _ in range(100):  # the server counts the close when the connection's handler ends
         if (await _health(server))["connections"] == 1:
             break
         await asyncio.sleep(0.01)
-    assert await _health(server) == {"status": "ok", "connections": 1, "races": 1}
+    assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 1, "races": 1}
 
 
 async def test_healthz_ignores_a_query_string(server: RaceServer) -> None:
     status, _, body = await _get(server, "/healthz?probe=k8s")
-    assert (status, json.loads(body)) == (200, {"status": "ok", "connections": 0, "races": 0})
+    assert (status, json.loads(body)) == (
+        200,
+        {"status": "ok", "store": "MemoryStore", "connections": 0, "races": 0},
+    )
 
 
 # ----- /metrics ----------------------------------------------------------------------------
@@ -229,4 +232,4 @@ async def test_offering_only_unknown_subprotocols_fails_the_handshake_with_400(s
     with pytest.raises(InvalidStatus) as info:
         await ws_connect(server.url, subprotocols=["chat.v1", "terrace.v2.json"])  # type: ignore[list-item]
     assert info.value.response.status_code == 400
-    assert await _health(server) == {"status": "ok", "connections": 0, "races": 0}
+    assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 0, "races": 0}

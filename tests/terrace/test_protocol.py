@@ -257,7 +257,7 @@ def test_create_checks_types_choices_and_bounds(fields: dict[str, object], field
             "pool",
             "must be one of all, humans, bots",
         ),
-        ({"type": "subscribe", "topic": "gossip"}, "topic", "must be one of lobby"),
+        ({"type": "subscribe", "topic": "gossip"}, "topic", "must be one of lobby, leaderboards"),
     ],
 )
 def test_other_requests_check_their_fields(message: dict[str, object], field: str, detail: str) -> None:
@@ -349,6 +349,12 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
         {"race": "9f3a61c2"},
         "Race 9f3a61c2 has not finished; its record is published when it ends.",
     ),
+    "bad_board": (
+        {"detail": "a rating board needs pool 'humans' or 'bots'"},
+        "No such leaderboard: a rating board needs pool 'humans' or 'bots'.",
+    ),
+    "not_on_board": ({"board": "wins", "variant": "terrace"}, "That player is not on the wins board."),
+    "store_down": ({}, "The server's store is unavailable; nothing was changed. Try again shortly."),
     "rate_limited": ({"retry_after": 0.25}, "Too many messages; wait 0.25 s."),
     "busy": ({}, "Too many requests are waiting on this connection; wait for their answers."),
     "internal": ({}, "The server failed on this request; it has been logged."),

@@ -1,0 +1,205 @@
+"""Leaderboards: ratings per pool and variant, fastest goal times (all time, today, this week), wins.
+
+Boards are sorted sets in the store (Redis semantics, also in memory):
+
+| board | key | score | better |
+|---|---|---|---|
+| ``rating`` | ``rating:{pool}:{variant}`` | ordinal (mu - 3 sigma) | higher |
+| ``fastest`` | ``fastest:{variant}:{goal}[:day:YYYY-MM-DD / :week:YYYY-Www]`` | goal time, ms | lower (kept with ZADD LT) |
+| ``wins`` | ``wins:{variant}`` | races won (place 1) | higher |
+
+Only registered players appear (a guest has no lasting identity). Day and
+week boards are keyed by their UTC period and expire a while after it ends.
+Equal scores share a rank: a row's rank is one more than the number of
+players strictly better.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from terrace.errors import ProtocolError
+
+from .ratings import Rating, ordinal, pool_of, rate
+from .store import Store
+
+Message = dict[str, Any]
+
+POOLS = ("humans", "bots")
+PERIODS = ("all", "day", "week")
+PAGE = 10  # rows when a query names no count
+MAX_ROWS = 100
+_TTL = {"day": 3 * 86_400, "week": 15 * 86_400}  # period boards live on a while after the period ends
+_HIGHER_IS_BETTER = {"rating": True, "fastest": False, "wins": True}
+
+
+@dataclass(frozen=True)
+class Board:
+    """One board: what it ranks, and the store key it lives under."""
+
+    kind: str  # rating | fastest | wins
+    variant: str
+    pool: str | None = None  # rating
+    goal: str | None = None  # fastest
+    period: str = "all"  # fastest: all | day | week
+    period_key: str | None = None  # "2026-11-23" or "2026-W48"
+
+    @property
+    def key(self) -> str:
+        if self.kind == "rating":
+            return f"rating:{self.pool}:{self.variant}"
+        if self.kind == "wins":
+            return f"wins:{self.variant}"
+        base = f"fastest:{self.variant}:{self.goal}"
+        return base if self.period == "all" else f"{base}:{self.period}:{self.period_key}"
+
+    @property
+    def descending(self) -> bool:
+        return _HIGHER_IS_BETTER[self.kind]
+
+    def describe(self) -> Message:
+        out: Message = {"board": self.kind, "variant": self.variant}
+        if self.pool:
+            out["pool"] = self.pool
+        if self.goal:
+            out["goal"] = self.goal
+        if self.kind == "fastest":
+            out["period"] = self.period
+            if self.period_key:
+                out["period_key"] = self.period_key
+        return out
+
+
+def period_key(period: str, when: float) -> str | None:
+    day = dt.datetime.fromtimestamp(when, dt.UTC).date()
+    if period == "day":
+        return day.isoformat()
+    if period == "week":
+        year, week, _ = day.isocalendar()
+        return f"{year}-W{week:02d}"
+    return None
+
+
+class Leaderboards:
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+
+    def board(
+        self, kind: str, variant: str, pool: str | None = None, goal: str | None = None, period: str = "all"
+    ) -> Board:
+        """The board a query names; ProtocolError ``bad_board`` when it names none."""
+        if kind == "rating":
+            if pool not in POOLS:
+                raise ProtocolError("bad_board", detail="a rating board needs pool 'humans' or 'bots'")
+            return Board("rating", variant, pool=pool)
+        if kind == "wins":
+            return Board("wins", variant)
+        goal = goal or ("clear" if variant == "louis" else "terrace")
+        if variant == "louis" and goal != "clear":
+            raise ProtocolError("bad_board", detail="louis races have only the goal 'clear'")
+        return Board(
+            "fastest", variant, goal=goal, period=period, period_key=period_key(period, self.clock())
+        )
+
+    # ----- a race ends ---------------------------------------------------------------
+
+    async def race_finished(self, record: Mapping[str, Any]) -> list[Board]:
+        """Put a finished race on the boards; returns the boards that changed."""
+        variant, goal = str(record["variant"]), str(record["goal"])
+        rows: Sequence[Mapping[str, Any]] = record.get("results", [])
+        registered = [r for r in rows if not r["player"].get("guest", True)]
+        changed: list[Board] = []
+        now = self.clock()
+        for row in registered:
+            pid = str(row["player"]["id"])
+            if row.get("finish") == "goal" and isinstance(row.get("time"), int):
+                for period in PERIODS:
+                    board = Board(
+                        "fastest", variant, goal=goal, period=period, period_key=period_key(period, now)
+                    )
+                    if await self.store.board_put(board.key, pid, row["time"], "min", _TTL.get(period)):
+                        changed.append(board)
+            if row.get("place") == 1 and len(rows) > 1:
+                board = Board("wins", variant)
+                await self.store.board_put(board.key, pid, 1, "add")
+                changed.append(board)
+        pool = pool_of(rows)
+        if pool is not None:
+            board = Board("rating", variant, pool=pool)
+            current: dict[str, Rating | None] = {
+                str(r["player"]["id"]): await self.store.rating(pool, variant, str(r["player"]["id"]))
+                for r in rows
+            }
+            new = rate(rows, current)
+            await self.store.set_ratings(pool, variant, new)
+            for pid, rating in new.items():
+                await self.store.board_put(board.key, pid, ordinal(rating), "set")
+            changed.append(board)
+        return list(dict.fromkeys(changed))  # each board once, in order
+
+    # ----- queries -------------------------------------------------------------------
+
+    async def rows(self, board: Board, start: int = 0, count: int = PAGE) -> list[Message]:
+        """Rows ``start`` .. ``start + count - 1`` (0-based) with shared ranks for equal scores."""
+        count = max(0, min(count, MAX_ROWS))
+        entries = await self.store.board_range(board.key, start, count, board.descending)
+        out: list[Message] = []
+        previous: tuple[float, int] | None = None
+        for i, (pid, score) in enumerate(entries):
+            if previous is not None and previous[0] == score:
+                rank = previous[1]
+            else:
+                rank = 1 + await self.store.board_better(board.key, score, board.descending)
+            previous = (score, rank)
+            account = await self.store.account_by_id(pid)
+            player = (
+                {"id": pid, "name": account.name, "kind": account.kind}
+                if account
+                else {"id": pid, "name": pid, "kind": "?"}
+            )
+            row: Message = {
+                "rank": rank,
+                "position": start + i + 1,
+                "player": player,
+                "value": _value(board, score),
+            }
+            if board.kind == "rating":
+                stored = await self.store.rating(board.pool or "", board.variant, pid)
+                if stored is not None:
+                    row["mu"], row["sigma"] = round(stored[0], 3), round(stored[1], 3)
+            out.append(row)
+        return out
+
+    async def around(self, board: Board, player_id: str, count: int = PAGE) -> tuple[int, list[Message]]:
+        """The rows centred on a player: (0-based start, rows). Raises ``not_on_board``."""
+        position = await self.store.board_rank(board.key, player_id, board.descending)
+        if position is None:
+            raise ProtocolError("not_on_board", board=board.kind, variant=board.variant)
+        start = max(0, position - count // 2)
+        return start, await self.rows(board, start, count)
+
+    async def answer(self, req: Mapping[str, Any]) -> Message:
+        """The ``leaderboard`` answer to a request (see PROTOCOL.md)."""
+        board = self.board(
+            req["board"], req["variant"], req.get("pool"), req.get("goal"), req.get("period", "all")
+        )
+        count = int(req.get("count", PAGE))
+        if req.get("around"):
+            account = await self.store.account_by_name(str(req["around"]))
+            if account is None:
+                raise ProtocolError("not_on_board", board=board.kind, variant=board.variant)
+            start, rows = await self.around(board, account.id, count)
+        else:
+            start = int(req.get("start", 0))
+            rows = await self.rows(board, start, count)
+        total = await self.store.board_size(board.key)
+        return {"type": "leaderboard", **board.describe(), "start": start, "total": total, "rows": rows}
+
+
+def _value(board: Board, score: float) -> float | int:
+    return round(score, 3) if board.kind == "rating" else int(score)
