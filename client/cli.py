@@ -77,7 +77,20 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--json", action="store_true", help="print each update as a JSON line")
 
     t = sub.add_parser("top", help="leaderboards", description="Show a leaderboard.")
-    t.add_argument("board", nargs="?", help="board name (default: the server's first)")
+    t.add_argument(
+        "board", nargs="?", default="rating", choices=["rating", "fastest", "wins"], help="default rating"
+    )
+    t.add_argument("--variant", default="terrace", choices=variants)
+    t.add_argument(
+        "--pool", default="humans", choices=["humans", "bots"], help="rating pool (default humans)"
+    )
+    t.add_argument("--goal", choices=["terrace", "clear"], help="fastest: the goal (default: the variant's)")
+    t.add_argument(
+        "--period", default="all", choices=["all", "day", "week"], help="fastest: all time, today, this week"
+    )
+    t.add_argument("--around", metavar="NAME", help="the rows around this player")
+    t.add_argument("--page", type=int, default=1, help="page number (default 1)")
+    t.add_argument("--count", type=int, default=10, help="rows per page, 1-100 (default 10)")
     server(t)
     json_flag(t)
 
@@ -134,8 +147,14 @@ async def _practice(args: argparse.Namespace, out: Console) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = _parser()
     args = p.parse_args(argv)
-    if getattr(args, "seats", 2) < 1 or (getattr(args, "deal", None) or 1) < 1:
-        p.error("--seats and --deal must be at least 1")
+    if (
+        getattr(args, "seats", 2) < 1
+        or (getattr(args, "deal", None) or 1) < 1
+        or getattr(args, "page", 1) < 1
+    ):
+        p.error("--seats, --deal and --page must be at least 1")
+    if not 1 <= getattr(args, "count", 10) <= 100:
+        p.error("--count must be 1..100")
     out = Console(highlight=False)
 
     async def guarded() -> int:

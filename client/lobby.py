@@ -122,30 +122,24 @@ async def _watch_json(w: _Watch, conn: Connection, args: argparse.Namespace) -> 
 
 
 async def top(args: argparse.Namespace, out: Console) -> int:
-    """``terrace top [BOARD]``: args.server, args.board, args.json."""
-    conn = await Connection.open(args.server)
-    try:
-        fields = {"board": args.board} if args.board else {}
-        answer = await conn.send("leaderboard", **fields)
-    finally:
-        await conn.close()
-    if answer.get("type") == "error":
-        if answer.get("code") == "unknown_type":
-            out.print("This server keeps no leaderboards yet.")
-        else:
-            out.print(f"[red]terrace: {answer.get('message')}[/red]")
-        return 1
+    """``terrace top [BOARD]``: args.server, args.board, args.variant, args.pool, args.goal, args.period,
+    args.around, args.page, args.count, args.json."""
+    fields: dict[str, Any] = {"board": args.board, "variant": args.variant, "count": args.count}
+    if args.board == "rating":
+        fields["pool"] = args.pool
+    if args.board == "fastest":
+        fields["period"] = args.period
+        if args.goal:
+            fields["goal"] = args.goal
+    if args.around:
+        fields["around"] = args.around
+    else:
+        fields["start"] = (args.page - 1) * args.count
+    answer = await fetch(args.server, "leaderboard", **fields)
     if args.json:
         print(json.dumps(answer))
         return 0
-    from rich.table import Table as RichTable
+    from .render import leaderboard
 
-    table = RichTable(title=str(answer.get("board", args.board or "leaderboard")))
-    for col in ("rank", "player", "value"):
-        table.add_column(col)
-    for row in answer.get("rows", []):
-        table.add_row(
-            str(row.get("rank", "")), str(row.get("player", {}).get("name", "")), str(row.get("value", ""))
-        )
-    out.print(table)
+    out.print(leaderboard(answer, me=args.around))
     return 0

@@ -335,6 +335,38 @@ def _limit(seconds: Any) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableType:
+    """A ``leaderboard`` answer as a table: rank, player, value (times as m:ss.t, ratings with mu and sigma)."""
+    kind = answer.get("board", "")
+    parts = [str(answer.get("variant", "")), str(kind)]
+    if answer.get("pool"):
+        parts.append(str(answer["pool"]))
+    if kind == "fastest":
+        parts.append(f"goal {answer.get('goal')}")
+        parts.append(str(answer.get("period_key") or "all time"))
+    title = " · ".join(parts) + f"  ({answer.get('total', 0)} players)"
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("player", no_wrap=True)
+    table.add_column(
+        {"rating": "rating", "fastest": "time", "wins": "wins"}.get(str(kind), "value"), justify="right"
+    )
+    if kind == "rating":
+        table.add_column("mu ± sigma", justify="right", style="dim")
+    for row in answer.get("rows", []):
+        name = _player_name(row.get("player"))
+        who = Text(name, style="bold yellow" if me is not None and name == me else "")
+        value = row.get("value")
+        shown = _race_time(value) if kind == "fastest" else f"{value:.2f}" if kind == "rating" else str(value)
+        cells: list[Any] = [str(row.get("rank", "")), who, shown]
+        if kind == "rating":
+            cells.append(f"{row.get('mu', 0):.1f} ± {row.get('sigma', 0):.1f}")
+        table.add_row(*cells)
+    if not answer.get("rows"):
+        return Text(title + "\nNobody on this board yet.")
+    return table
+
+
 def lobby(races: Sequence[Mapping[str, Any]]) -> RenderableType:
     """The races table (race summaries, PROTOCOL.md): id, variant, goal, state, players/seats, time limit."""
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)

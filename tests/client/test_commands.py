@@ -60,10 +60,35 @@ async def test_watch_the_lobby_as_json_lines_sees_a_race_being_created(
     assert await asyncio.wait_for(proc.wait(), 10) in (0, 130, -15)
 
 
-async def test_top_says_plainly_when_the_server_keeps_no_leaderboards(server: RaceServer) -> None:
-    code, out, _ = await _run("top", "--server", server.url)
-    assert code == 1
-    assert out.strip() == "This server keeps no leaderboards yet."
+async def test_top_shows_the_boards_a_rated_race_changed(server: RaceServer) -> None:
+    players = []
+    for name in ("alice", "bob"):
+        c = await Client.open(server.url)
+        assert (await c.request("register", name=name))["type"] == "registered"
+        players.append(c)
+    created = await players[0].request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    await players[1].request("join", race=race)
+    await players[0].wait("started")
+    await players[0].request("move", race=race, seq=1, move="1f")  # alice scores, then both resign
+    for c in reversed(players):
+        await c.request("resign", race=race)
+    await players[0].wait("finished")
+    await asyncio.sleep(0.2)  # boards are written just after the race ends
+
+    code, out, _ = await _run("top", "wins", "--server", server.url)
+    assert code == 0
+    assert "terrace · wins" in out and "(1 players)" in out
+    assert any(line.split()[:3] == ["1", "alice", "1"] for line in out.splitlines())
+    code, out, _ = await _run("top", "--server", server.url, "--json")  # rating, humans, by default
+    assert code == 0
+    answer = json.loads(out)
+    assert (answer["board"], answer["pool"]) == ("rating", "humans")
+    assert [r["player"]["name"] for r in answer["rows"]] == ["alice", "bob"]
+    code, out, _ = await _run("top", "fastest", "--period", "week", "--server", server.url)
+    assert code == 0 and "Nobody on this board yet." in out
+    code, _, err = await _run("top", "wins", "--around", "nobody", "--server", server.url)
+    assert code == 1 and err.strip() == "terrace: That player is not on the wins board."
 
 
 async def test_an_unreachable_server_is_one_line_and_exit_1(unused_tcp_port: int) -> None:
