@@ -44,6 +44,17 @@ async def _exit(child: pexpect.spawn) -> int:
     return int(child.exitstatus if child.exitstatus is not None else -1)
 
 
+async def _running(connect: Connect) -> tuple[str, Client, Client]:
+    """A running two-player race of alice and bob, from their wire clients."""
+    alice = await connect(name="alice")
+    bob = await connect(name="bob")
+    created = await alice.request("create", variant="terrace", seats=2, start="full")
+    race = str(created["race"]["id"])
+    await bob.request("join", race=race)
+    await alice.wait("started")
+    return race, alice, bob
+
+
 async def test_play_a_race_typing_moves_with_completion_seeing_refusals_and_resigning(
     server: RaceServer, connect: Connect
 ) -> None:
@@ -90,12 +101,7 @@ async def test_practice_offline_with_undo_and_a_hint() -> None:
 
 
 async def test_watch_shows_a_races_standings_changing_in_place(server: RaceServer, connect: Connect) -> None:
-    alice = await connect(name="alice")
-    bob = await connect(name="bob")
-    created = await alice.request("create", variant="terrace", seats=2, start="full")
-    race = created["race"]["id"]
-    await bob.request("join", race=race)
-    await alice.wait("started")
+    race, alice, bob = await _running(connect)
     child = _spawn("watch", race, "--server", server.url)
     await _expect(child, "alice")
     for seq, move in enumerate(["1f", "S-W"], 1):
@@ -110,12 +116,7 @@ async def test_watch_shows_a_races_standings_changing_in_place(server: RaceServe
 async def test_replay_steps_through_a_finished_race_one_player_at_a_time(
     server: RaceServer, connect: Connect
 ) -> None:
-    alice = await connect(name="alice")
-    bob = await connect(name="bob")
-    created = await alice.request("create", variant="terrace", seats=2, start="full")
-    race = created["race"]["id"]
-    await bob.request("join", race=race)
-    await alice.wait("started")
+    race, alice, bob = await _running(connect)
     for seq, move in enumerate(["1f", "d"], 1):
         assert (await alice.request("move", race=race, seq=seq, move=move))["type"] == "moved"
     await alice.request("resign", race=race)
