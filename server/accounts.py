@@ -3,6 +3,10 @@
 A registered account has a secret token, shown once and stored only as its
 SHA-256. A guest has no account. Either way a hello opens a *session*, whose
 token lets a dropped player come back to the same identity and races.
+
+After a restart the players of restored races come back from the races' meta
+(:meth:`Accounts.restore`): their sessions, known by hash, work again, so guests
+can return to their race; registered players may also say hello with their token.
 """
 
 from __future__ import annotations
@@ -80,12 +84,16 @@ class Accounts:
             player = self._sessions.get(hash_token(session))
             if player is None:
                 raise ProtocolError("bad_session")
+            player.session = player.session or session  # restored players are known by its hash alone
             return player
         if token is not None:
             account = await self.store.account_by_token_hash(hash_token(token))
             if account is None:
                 raise ProtocolError("bad_token")
             known = self._players.get(account.id)
+            if known is not None and not known.session:  # restored, and its session unknown: a new one
+                known.session = secrets.token_urlsafe(24)
+                self._sessions[hash_token(known.session)] = known
             return known or self._open(account.id, account.name, account.kind, registered=True)
         guest = check_name(name) if name is not None else self._guest_name()
         if guest.casefold() in self._guests or await self.store.account_by_name(guest) is not None:
@@ -106,6 +114,19 @@ class Accounts:
             self._sessions.pop(hash_token(player.session), None)
             self._players.pop(player.id, None)
             self._guests.pop(player.name.casefold(), None)
+
+    def restore(self, info: dict[str, Any]) -> Player:
+        """The player of a restored race's meta (``public()`` plus ``session_hash``); the same
+        player for every race that names it. Its session is known by hash only until it says hello."""
+        player = self._players.get(info["id"])
+        if player is None:
+            registered = not info["guest"]
+            player = Player(info["id"], info["name"], info["kind"], registered=registered, session="")
+            self._players[player.id] = player
+            if not registered:
+                self._guests[player.name.casefold()] = player
+        self._sessions.setdefault(info["session_hash"], player)
+        return player
 
     def _open(self, pid: str, name: str, kind: str, registered: bool) -> Player:
         session = secrets.token_urlsafe(24)

@@ -70,6 +70,7 @@ class RaceServer:
 
     async def start(self) -> None:
         await self.store.ping()  # StoreDown: a server that cannot reach its store does not start
+        await self.lobby.restore(self.accounts)  # races that were running when the last server stopped
         self._health = asyncio.get_running_loop().create_task(self._watch_store())
         self._server = await serve(
             self._connection,

@@ -122,7 +122,7 @@ class Handlers:
         return {"type": "joined", "race": race.summary()}
 
     async def on_leave(self, conn: Connection, req: dict[str, Any]) -> Message:
-        self.lobby.leave(self._player(conn), req["race"])
+        await self.lobby.leave(self._player(conn), req["race"])
         return {"type": "left", "race": req["race"]}
 
     async def on_start(self, conn: Connection, req: dict[str, Any]) -> Message:
@@ -159,7 +159,7 @@ class Handlers:
             race.conclude(player)
 
     async def on_resign(self, conn: Connection, req: dict[str, Any]) -> Message:
-        (await self._race_of(req["race"])).resign(self._player(conn))
+        await (await self._race_of(req["race"])).resign(self._player(conn))
         return {"type": "resigned", "race": req["race"]}
 
     async def _race_of(self, race_id: str) -> Race:

@@ -1,7 +1,9 @@
 """The lobby: every race that is not over, matchmaking, spectators and lobby subscribers.
 
 It is the races' :class:`~server.race.Outbox`: races tell it what changed and it
-decides who hears about it. Finished races become records in the store.
+decides who hears about it. Finished races become records in the store, and their
+live logs are dropped once the record is kept. On start, :meth:`Lobby.restore` rebuilds
+the races that were running when the server stopped (or died) from their logs.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from terrace.conversation import backoff
 from terrace.errors import ProtocolError
 
-from .accounts import Player
+from .accounts import Accounts, Player
 from .config import Config
 from .connection import Connection, fan_out
 from .leaderboards import Board, Leaderboards
@@ -76,7 +78,7 @@ class Lobby:
         self.metrics.races_finished.inc()
         record = race.record()
         self._unsaved[race.id] = record
-        task = asyncio.get_running_loop().create_task(self._save(record))
+        task = asyncio.get_running_loop().create_task(self._save(record, race))
         self._saving.add(task)
         task.add_done_callback(self._saving.discard)
         log.info(
@@ -85,8 +87,10 @@ class Lobby:
             ", ".join(f"{r['place']}. {r['player']['name']}" for r in race.results),
         )
 
-    async def _save(self, record: Message) -> None:
-        """Keep the record, then put the race on the leaderboards; retried while the store is down."""
+    async def _save(self, record: Message, race: Race) -> None:
+        """Keep the record, drop the race's log, then put the race on the leaderboards; retried
+        while the store is down. The log goes only once the record is kept: a server that dies
+        before that ends the race again from its log when it restarts."""
         for delay in backoff():
             try:
                 await self.store.save_record(record)
@@ -95,6 +99,15 @@ class Lobby:
                 log.warning("record %s not saved yet (%s); retrying in %.1f s", record["id"], exc, delay)
                 await asyncio.sleep(delay)
         self._unsaved.pop(record["id"], None)
+        if race.logged:
+            await race.flushed()
+            for delay in backoff():
+                try:
+                    await self.store.log_drop(race.id)
+                    break
+                except StoreDown as exc:
+                    log.warning("log of %s not dropped yet (%s)", race.id, exc)
+                    await asyncio.sleep(delay)
         changed: list[Board] = []
         for delay in backoff():
             try:
@@ -139,8 +152,57 @@ class Lobby:
             grace=self.config.grace,
             standings_interval=self.config.standings_interval,
             on_move=self._moved,
+            store=self.store,
         )
         self.races[race_id] = race
+        return race
+
+    async def restore(self, accounts: Accounts) -> None:
+        """Rebuild every race the store says was running (after a restart); StoreDown if it is down."""
+        for race_id in await self.store.live_races():
+            meta = await self.store.race_meta(race_id)
+            if meta is None:  # a log without meta: a late append after the race was over
+                await self.store.log_drop(race_id)
+                continue
+            entries = await self.store.log_read(race_id)
+            try:
+                race = await self._restore(race_id, meta, entries, accounts)
+            except StoreDown:
+                raise
+            except Exception:  # one unreadable race must not keep the server down; its log stays
+                log.exception("race %s could not be restored", race_id)
+                continue
+            self.races[race_id] = race
+            log.info(
+                "race %s restored: %s",
+                race_id,
+                ", ".join(
+                    f"{s.player.name} seq {s.seq}" + (f" {s.finish}" if s.finish else "")
+                    for s in race.seats.values()
+                ),
+            )
+            race.go_on()
+
+    async def _restore(self, race_id: str, meta: Message, entries: list[Message], accounts: Accounts) -> Race:
+        players = [accounts.restore(p) for p in meta["players"]]
+        creator_info = meta.get("creator")
+        creator = next((p for p in players if creator_info and p.id == creator_info["id"]), None)
+        if creator is None and creator_info is not None:  # created it without racing: a name only
+            info = creator_info
+            creator = Player(info["id"], info["name"], info["kind"], not info["guest"], "")
+        race = Race(
+            race_id,
+            RaceRules(**meta["rules"]),
+            self,
+            self.executor,
+            creator=creator,
+            countdown=self.config.countdown,
+            grace=self.config.grace,
+            standings_interval=self.config.standings_interval,
+            on_move=self._moved,
+            store=self.store,
+        )
+        await race.restore(meta, entries, players)
         return race
 
     def _moved(self, seconds: float) -> None:
@@ -189,11 +251,14 @@ class Lobby:
         race.seat(player)
         return race
 
-    def leave(self, player: Player, race_id: str) -> None:
+    async def leave(self, player: Player, race_id: str) -> None:
         race = self.race(race_id)
         if player.id not in race.seats:
             raise ProtocolError("not_in_race", race=race_id)
-        race.unseat(player)
+        if race.state == "running":  # once the first view is dealt, leaving is resigning
+            await race.resign(player)
+        else:
+            race.unseat(player)
 
     def start(self, player: Player, race_id: str) -> Race:
         race = self.race(race_id)

@@ -4,6 +4,12 @@ A race goes ``open`` -> ``countdown`` -> ``running`` -> ``finished`` (or
 ``cancelled`` when everyone leaves before the start). Every seated player gets
 a game of the same secret 32-byte seed; only the commitment is published until
 the race ends. The race talks to the world through an :class:`Outbox`.
+
+Durability (with a :class:`~server.store.Store`): when the countdown ends the race's
+meta (rules, seed, start time, players) is saved before any view goes out, and every
+accepted move or resignation is appended to the race's log before it is applied and
+answered. :meth:`Race.restore` rebuilds a race from them after a restart; see its
+docstring for what comes back and how.
 """
 
 from __future__ import annotations
@@ -19,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from terrace import Game, IllegalMove, new_game
+from terrace.conversation import backoff
 from terrace.deal import commitment
 from terrace.errors import ProtocolError
 
-from .accounts import Player
+from .accounts import Player, hash_token
+from .store import Store, StoreDown
 
 Message = dict[str, Any]
 
@@ -107,8 +115,10 @@ class Race:
         grace: float,
         standings_interval: float = 0.1,
         on_move: Callable[[float], None] | None = None,
+        store: Store | None = None,
     ) -> None:
         self.id = race_id
+        self.store = store  # None: no log, nothing survives a restart
         self.rules = rules
         self.outbox = outbox
         self.executor = executor
@@ -130,6 +140,9 @@ class Race:
         self._timers: list[asyncio.TimerHandle] = []
         self._searches: dict[str, asyncio.Future[str]] = {}  # position key -> search under way
         self.results: list[Message] = []
+        self.logged = False  # the meta is in the store: the log must be dropped when the race is over
+        self._starting: asyncio.Task[None] | None = None
+        self._writes: set[asyncio.Task[None]] = set()  # log appends nobody waits for
 
     # ----- lobby side ---------------------------------------------------------------
 
@@ -170,10 +183,7 @@ class Race:
         return seat
 
     def unseat(self, player: Player) -> None:
-        """Leave before the first view; once it is dealt, leaving is resigning."""
-        if self.state == "running":
-            self.resign(player)
-            return
+        """Leave before the first view (once it is dealt, leaving is resigning: see Lobby.leave)."""
         seat = self.seats.pop(player.id, None)
         if seat is None:
             raise ProtocolError("not_in_race", race=self.id)
@@ -201,26 +211,45 @@ class Race:
     # ----- the race itself ----------------------------------------------------------
 
     def _go(self) -> None:
-        if self.state != "countdown":
-            return
-        if not self.seats:
-            self.state = "cancelled"
-            self.outbox.race_changed(self)
-            self.outbox.race_over(self)
-            return
+        if self.state == "countdown" and self._starting is None:
+            self._starting = asyncio.get_running_loop().create_task(self._deal())
+
+    async def _deal(self) -> None:
+        """Deal, save the meta (waiting while the store is down), then send the first views."""
         loop = asyncio.get_running_loop()
         self._seed = secrets.token_bytes(32)
         self.commitment = commitment(self._seed)
-        first_game: Game | None = None
-        for seat in self.seats.values():
-            seat.game = new_game(self.rules.variant, self._seed)
-            if first_game is None:
-                first_game = seat.game
-            else:  # seats meet the same positions (identical bots, above all): search each once
-                seat.game.share_searches(first_game)
+        delays = backoff()
+        while True:
+            if self.state != "countdown":
+                return
+            if not self.seats:
+                self.state = "cancelled"
+                self.outbox.race_changed(self)
+                self.outbox.race_over(self)
+                return
+            self._t0, self.started_ms = loop.time(), now_ms()
+            if self.store is None:
+                break
+            meta = self.meta()
+            try:
+                await self.store.save_race_meta(self.id, meta)
+            except StoreDown as exc:
+                delay = next(delays)
+                log.warning(
+                    "race %s waits for the store to start (%s); retrying in %.1f s", self.id, exc, delay
+                )
+                await asyncio.sleep(delay)
+                continue
+            if self.state == "countdown" and [p["id"] for p in meta["players"]] == list(self.seats):
+                self.logged = True
+                break
+            if self.state != "countdown":  # everyone left while the meta was on its way
+                await self._drop_log()
+                return
+            # someone left while the meta was on its way: save it again without them
+        self._deal_games()
         self.state = "running"
-        self._t0 = loop.time()
-        self.started_ms = now_ms()
         self._timers.append(loop.call_later(self.rules.time_limit, self._time_up))
         first = next(iter(self.seats.values())).game
         assert first is not None
@@ -231,6 +260,144 @@ class Race:
                 self._start_grace(seat)
         self.outbox.race_changed(self)
         self._push_standings()
+
+    def _deal_games(self) -> None:
+        assert self._seed is not None
+        first_game: Game | None = None
+        for seat in self.seats.values():
+            seat.game = new_game(self.rules.variant, self._seed)
+            if first_game is None:
+                first_game = seat.game
+            else:  # seats meet the same positions (identical bots, above all): search each once
+                seat.game.share_searches(first_game)
+
+    async def _drop_log(self) -> None:
+        """Forget the meta of a race cancelled while it was being saved (retried while the store is down)."""
+        assert self.store is not None
+        for delay in backoff():
+            try:
+                await self.store.log_drop(self.id)
+                return
+            except StoreDown as exc:
+                log.warning("race %s: meta not dropped yet (%s)", self.id, exc)
+                await asyncio.sleep(delay)
+
+    def meta(self) -> Message:
+        """What a restarted server needs to rebuild the race (saved as the race starts)."""
+        assert self._seed is not None and self.started_ms is not None
+        r = self.rules
+        return {
+            "v": 1,
+            "rules": {
+                "variant": r.variant,
+                "goal": r.goal,
+                "seats": r.seats,
+                "time_limit": r.time_limit,
+                "entry": r.entry,
+                "start": r.start,
+            },
+            "seed": self._seed.hex(),  # the store is trusted with the secret
+            "commitment": self.commitment,
+            "created_at": self.created_ms,
+            "starts_at": self.starts_ms,
+            "started_at": self.started_ms,
+            "creator": self.creator.public() if self.creator else None,
+            # session hashes, not sessions: a player proves who they are with the session itself
+            "players": [
+                {**s.player.public(), "session_hash": hash_token(s.player.session)}
+                for s in self.seats.values()
+            ],
+        }
+
+    # ----- after a restart ----------------------------------------------------------
+
+    async def restore(self, meta: Message, entries: list[Message], players: list[Player]) -> None:
+        """Rebuild the running race of ``meta`` (see :meth:`meta`) and its log after a restart.
+
+        ``players`` are the seated players, in meta order. Each player's moves are replayed
+        in seq order from the deal; when one seq was logged twice the last entry wins (an
+        append that answered "store down" may have reached the log all the same, and the
+        player then sent that seq again), and a finish logged before one of the player's
+        moves was never applied. Seqs, scores, last-home times, finishes and the answers to
+        the last KEEP_ANSWERS moves (for resends) come back as they were. Everyone starts
+        away. Call :meth:`go_on` once the race is in the lobby.
+        """
+        self.state = "running"
+        self._seed = bytes.fromhex(meta["seed"])
+        self.commitment = meta["commitment"]
+        self.created_ms, self.starts_ms = meta["created_at"], meta["starts_at"]
+        self.started_ms = started = int(meta["started_at"])
+        # The clock is the wall clock's: race time keeps running while the server is down.
+        self._t0 = asyncio.get_running_loop().time() - (now_ms() - started) / 1000
+        self.logged = True
+        for player in players:
+            self.seats[player.id] = Seat(player, connected=False)
+        self._deal_games()
+        moves: dict[str, dict[int, Message]] = {pid: {} for pid in self.seats}
+        finishes: dict[str, Message] = {}
+        for entry in entries:
+            pid = entry.get("p")
+            if pid not in self.seats or entry["t"] >= self.rules.time_limit * 1000:
+                continue  # past the limit: the clock ran out while it was logged, never applied
+            if "f" in entry:
+                finishes[pid] = entry
+            else:
+                moves[pid][entry["seq"]] = entry
+                finishes.pop(pid, None)
+        for seat in self.seats.values():
+            await self._replay(seat, moves[seat.player.id])
+            finish = finishes.get(seat.player.id)
+            if seat.finish is None and finish is not None:
+                seat.finish, seat.finish_ms = finish["f"], finish["t"]
+            seat.player.race = self.id if seat.finish is None else None
+
+    async def _replay(self, seat: Seat, moves: dict[int, Message]) -> None:
+        game = seat.game
+        assert game is not None
+        keep_from = max(moves, default=0) - KEEP_ANSWERS
+        while seat.seq + 1 in moves:
+            entry = moves[seat.seq + 1]
+            try:
+                game.play(entry["m"])
+            except IllegalMove:
+                log.error(
+                    "race %s: %s's logged move %s is illegal; replay stops", self.id, seat.player.id, entry
+                )
+                break
+            seat.seq += 1
+            if game.quick_status() is None:
+                # the player moved on from every position but the last, so it was still playing
+                game.settle(await self._search(game) if seat.seq + 1 not in moves else "playing")
+            if _went_home(game):
+                seat.last_home_ms = entry["t"]
+            if seat.seq > keep_from:
+                self._answer(seat, str(entry.get("x") or entry["m"]))
+            if seat.seq + 1 not in moves:
+                finish = self._reached(seat)
+                if finish is not None:
+                    seat.finish, seat.finish_ms = finish, entry["t"]
+
+    def go_on(self) -> None:
+        """Run a restored race on: end it now if everyone finished or its time ran out while the
+        server was down, else set its clock and give every unfinished player a fresh grace
+        period to come back (their connections died with the old server)."""
+        assert self.started_ms is not None
+        left = self.rules.time_limit - (now_ms() - self.started_ms) / 1000
+        if left <= 0:
+            self._time_up()
+        elif all(s.finish is not None for s in self.seats.values()):
+            self._end()
+        else:
+            self._timers.append(asyncio.get_running_loop().call_later(left, self._time_up))
+            for seat in self.seats.values():
+                if seat.finish is None:
+                    self._start_grace(seat)
+            self.outbox.race_changed(self)
+
+    async def flushed(self) -> None:
+        """Wait for log appends nobody waits for (before the log is dropped)."""
+        if self._writes:
+            await asyncio.wait(set(self._writes))
 
     def _started(self, view: Message, legal: list[str], seq: int, resumed: bool = False) -> Message:
         return {
@@ -300,7 +467,19 @@ class Race:
     def _grace_over(self, seat: Seat) -> None:
         seat.grace = None
         if self.state == "running" and not seat.connected and seat.finish is None:
-            self._finish(seat, DISCONNECTED)
+            at = self.elapsed_ms()
+            if self.store is not None and self.logged:  # best effort: without it, a restart gives new grace
+                entry = {"p": seat.player.id, "f": DISCONNECTED, "t": at}
+                task = asyncio.get_running_loop().create_task(self._log_quietly(entry))
+                self._writes.add(task)
+                task.add_done_callback(self._writes.discard)
+            self._finish(seat, DISCONNECTED, at)
+
+    async def _log_quietly(self, entry: Message) -> None:
+        try:
+            await self._log(entry)
+        except StoreDown as exc:
+            log.warning("race %s: %s not logged (%s)", self.id, entry, exc)
 
     async def move(self, player: Player, seq: int, text: str, re: int | None) -> Message:
         """Apply one move; the ``moved`` answer, or a ProtocolError with nothing changed."""
@@ -319,38 +498,52 @@ class Race:
             assert game is not None
             t0 = time.perf_counter()
             try:
-                move = game.play(text)
+                move = game.resolve(text)  # refuse an illegal move before it reaches the log
             except IllegalMove as e:
                 raise ProtocolError("illegal_move", e.message, reason=e.code, move=text) from None
             at = self.elapsed_ms()
+            entry: Message = {"p": player.id, "seq": seq, "m": move, "t": at}
+            if text != move:  # so a resend of the same text matches after a restart
+                entry["x"] = text
+            await self._log(entry)  # StoreDown: `store_down`, and the move is not applied
+            if self.state != "running":  # the clock ran out meanwhile
+                raise ProtocolError("race_not_running", race=self.id)
+            if seat.finish is not None:
+                raise ProtocolError("player_finished", race=self.id)
+            game.play(move)
             # quick_status decides short lost searches here (a worker costs more than they do)
             if game.quick_status() is None:  # a long search: keep it off the loop
                 game.settle(await self._search(game))
-            events = game.last_events
-            if any(e["type"] in ("home", "base") for e in events):  # the base card goes home too
+            if _went_home(game):
                 seat.last_home_ms = at
             seat.seq = seq
-            answer: Message = {
-                "type": "moved",
-                "race": self.id,
-                "seq": seq,
-                "move": move,
-                "events": events,
-                "view": game.view(),
-                "legal": sorted(game.legal_moves()),
-                "status": game.status,
-            }
-            if self.state == "running":
-                finish = self._reached(seat)
-                if finish is not None:
-                    answer["finish"] = finish
-            seat.answers[seq] = (text, answer)
-            if len(seat.answers) > KEEP_ANSWERS:
-                seat.answers.popitem(last=False)
+            answer = self._answer(seat, text)
             seat.finishing = (answer["finish"], at) if "finish" in answer else None
             if self.on_move is not None:
                 self.on_move(time.perf_counter() - t0)
             return {**answer, "re": re} if re is not None else answer
+
+    def _answer(self, seat: Seat, text: str) -> Message:
+        """The ``moved`` answer to the move just played (seq ``seat.seq``), kept for resends."""
+        game = seat.game
+        assert game is not None
+        answer: Message = {
+            "type": "moved",
+            "race": self.id,
+            "seq": seat.seq,
+            "move": game.moves[-1],
+            "events": game.last_events,
+            "view": game.view(),
+            "legal": sorted(game.legal_moves()),
+            "status": game.status,
+        }
+        finish = self._reached(seat) if self.state == "running" else None  # not if time ran out meanwhile
+        if finish is not None:
+            answer["finish"] = finish
+        seat.answers[seat.seq] = (text, answer)
+        if len(seat.answers) > KEEP_ANSWERS:
+            seat.answers.popitem(last=False)
+        return answer
 
     def conclude(self, player: Player) -> None:
         """After a ``moved`` answer is sent: finish its player if it said so, and
@@ -394,11 +587,21 @@ class Race:
             return STUCK
         return None
 
-    def resign(self, player: Player) -> None:
+    async def resign(self, player: Player) -> None:
         seat = self._running_seat(player)
-        if seat.finish is not None:
-            raise ProtocolError("player_finished", race=self.id)
-        self._finish(seat, RESIGNED)
+        async with seat.lock:  # after a move under way, in the log as in the game
+            self._running_seat(player)
+            if seat.finish is not None:
+                raise ProtocolError("player_finished", race=self.id)
+            at = self.elapsed_ms()
+            await self._log({"p": player.id, "f": RESIGNED, "t": at})
+            if self.state == "running" and seat.finish is None:
+                self._finish(seat, RESIGNED, at)
+
+    async def _log(self, entry: Message) -> None:
+        """Append ``entry`` to the race's log (nothing without a store); raises StoreDown."""
+        if self.store is not None and self.logged:
+            await self.store.log_append(self.id, entry)
 
     def _running_seat(self, player: Player) -> Seat:
         seat = self.seats.get(player.id)
@@ -535,6 +738,10 @@ class Race:
             "seed": self._seed.hex() if self._seed else None,
             "results": [{**row, "move_list": moves[row["player"]["id"]]} for row in self.results],
         }
+
+
+def _went_home(game: Game) -> bool:
+    return any(e["type"] in ("home", "base") for e in game.last_events)  # the base card goes home too
 
 
 def _status_of(game: Game) -> str:
