@@ -93,6 +93,7 @@ class Racer:
     ) -> None:
         self.factory = factory
         self.url = url
+        self.home = url  # where a redirect to a node that is gone falls back to
         self.token = token
         self.name = name
         self.subprotocol = subprotocol
@@ -146,7 +147,8 @@ class Racer:
             try:
                 await self.connect()
                 break
-            except LinkClosed as exc:
+            except (LinkClosed, OSError) as exc:
+                self.url = self.home  # a node we were sent to may be gone: its races move on elsewhere
                 delay = next(delays)
                 if time.monotonic() + delay > deadline:
                     raise SDKError(f"could not reconnect for {self.reconnect_for:.0f} s: {exc}") from exc
@@ -161,6 +163,14 @@ class Racer:
             return None
         log.info("%s: back in race %s at seq %s", self._who(), race, started.get("seq"))
         return started
+
+    async def _follow(self, answer: Message) -> None:
+        """A ``redirect``: the race lives on another node; say hello there (our session is this node's)."""
+        log.info("%s: race %s is on %s", self._who(), answer.get("race"), answer.get("url"))
+        await self.close()
+        self.url = str(answer["url"])
+        self.link = None
+        await self._reconnect(None)
 
     def _who(self) -> str:
         return (self.player or {}).get("name") or self.name or "bot"
@@ -224,6 +234,9 @@ class Racer:
             try:
                 if race is not None:
                     answer = await self.link.request("join", race=race)
+                    if answer["type"] == "redirect":
+                        await self._follow(answer)
+                        continue
                     ok = answer["type"] == "joined" or answer.get("code") == "already_in_race"
                 else:
                     fields = {"variant": variant, "pool": pool, "house": house}
@@ -241,20 +254,31 @@ class Racer:
 
     async def _move(self, race: str, seq: int, move: str) -> Message:
         """Send one move; after a lost connection, resume and send it again with the same seq."""
+        resumed = True
         while True:
             assert self.link is not None
             try:
-                return await self.link.request("move", race=race, seq=seq, move=move)
+                answer = await self.link.request("move", race=race, seq=seq, move=move)
+                if answer["type"] != "redirect":
+                    if not resumed and answer.get("code") == "no_race":
+                        return {"type": "error", "code": "race_not_running"}  # it ended while we were away
+                    return answer
+                await self._follow(answer)
+                await asyncio.sleep(0.2)  # the owner may be gone: its lease runs out within seconds
             except LinkClosed:
-                started = await self._reconnect(race)
-                if started is None:
-                    return {"type": "error", "code": "race_not_running"}  # it ended while we were away
-                # Sent again below: the server answers it once, whether or not it was applied.
+                # Sent again below: the server answers it once, whether or not it was applied (or
+                # that the race is over, or that it lives on another node now).
+                resumed = await self._reconnect(race) is not None
 
     async def _request(self, type_: str, **fields: Any) -> Message | None:
         assert self.link is not None
         try:
-            return await self.link.request(type_, **fields)
+            answer = await self.link.request(type_, **fields)
+            if answer["type"] == "redirect":
+                await self._follow(answer)
+                assert self.link is not None
+                answer = await self.link.request(type_, **fields)
+            return answer
         except LinkClosed:
             await self._reconnect(fields.get("race"))
             return None

@@ -31,6 +31,7 @@ RECONNECT_FOR = 60.0  # the server's default grace period
 class RaceTable:
     def __init__(self, url: str, hello: dict[str, Any]) -> None:
         self.url = url
+        self.home = url  # where a redirect to a node that is gone falls back to
         self.hello = hello
         self.conn: Connection | None = None
         self.session: str | None = None
@@ -50,6 +51,7 @@ class RaceTable:
         self._online = asyncio.Event()
         self._reconnecting: asyncio.Task[None] | None = None
         self._gone: str | None = None  # why the table gave up on the server
+        self._moving = False  # following a redirect: the old connection closes on purpose
 
     # ----- connection ----------------------------------------------------------------
 
@@ -60,13 +62,20 @@ class RaceTable:
         self.finished = self.finished or loop.create_future()
         self.conn = await Connection.open(self.url, on_push=self._push)
         hello = {"session": self.session} if self.session else self.hello
-        welcome = await self.conn.ask("hello", **hello)
+        try:
+            welcome = await self.conn.ask("hello", **hello)
+        except Refused as e:  # another node, which does not know our session: hello afresh
+            if e.code != "bad_session":
+                raise
+            welcome = await self.conn.ask("hello", **self.hello)
         self.session, self.player = welcome["session"], welcome["player"]
         self._online.set()
         self.conn.closed.add_done_callback(self._dropped)
         return welcome
 
     def _dropped(self, closed: asyncio.Future[str]) -> None:
+        if self._moving:
+            return
         self._online.clear()
         if self.finished is not None and self.finished.done():
             return
@@ -88,6 +97,7 @@ class RaceTable:
                 self.on_change()
                 return
             except (Offline, OSError):
+                self.url = self.home  # a node we were sent to may be gone: its races move on elsewhere
                 if time.monotonic() > deadline:
                     self.status_line = "Could not reconnect: the server is gone."
                     self._gone = f"could not reconnect to {self.url} for {RECONNECT_FOR:.0f} s"
@@ -109,9 +119,30 @@ class RaceTable:
                 raise Offline(self._gone)
             assert self.conn is not None
             try:
-                return await self.conn.send(type_, **fields)
+                answer = await self.conn.send(type_, **fields)
             except Offline:
                 await asyncio.sleep(0)  # the drop callback clears _online and starts the reconnect
+                continue
+            if answer.get("type") != "redirect":
+                return answer
+            await self._follow(str(answer["url"]))
+
+    async def _follow(self, url: str) -> None:
+        """A ``redirect``: the race lives on the node at ``url``; say hello there and ask again."""
+        old, self._moving = self.conn, True
+        try:
+            if old is not None:
+                await old.close()
+            self.url = url
+            try:
+                await self.connect()
+                return
+            except (Offline, OSError):
+                self.url = self.home  # the owner is gone: ask home again once its lease runs out
+            await asyncio.sleep(0.5)
+            await self.connect()
+        finally:
+            self._moving = False
 
     # ----- pushes --------------------------------------------------------------------
 

@@ -36,7 +36,8 @@ from .leaderboards import Leaderboards
 from .limits import AddressCounter, TokenBucket
 from .lobby import Lobby
 from .metrics import Metrics
-from .store import Store, StoreDown, open_store
+from .nodes import RENEW_EVERY, Cluster
+from .store import MemoryStore, Store, StoreDown, open_store
 
 log = logging.getLogger("terrace.server")
 
@@ -64,14 +65,24 @@ class RaceServer:
         self.connections: set[Connection] = set()
         self._server: Server | None = None
         self._health: asyncio.Task[None] | None = None
+        self._node_tasks: list[asyncio.Task[None]] = []
         self.port = config.port
 
     # ----- lifecycle ----------------------------------------------------------------
 
     async def start(self) -> None:
         await self.store.ping()  # StoreDown: a server that cannot reach its store does not start
+        loop = asyncio.get_running_loop()
+        if self.config.public_url and not isinstance(self.store, MemoryStore):  # one node of many
+            cluster = self.lobby.cluster = Cluster(self.store, self.config.public_url)
+            cluster.start()
+            listening = loop.create_future()
+            self._node_tasks.append(loop.create_task(self._hear_nodes(listening)))
+            await asyncio.wait([listening], timeout=2.0)
         await self.lobby.restore(self.accounts)  # races that were running when the last server stopped
-        self._health = asyncio.get_running_loop().create_task(self._watch_store())
+        if self.lobby.cluster is not None:
+            self._node_tasks.append(loop.create_task(self._tend_races()))
+        self._health = loop.create_task(self._watch_store())
         self._server = await serve(
             self._connection,
             self.config.host,
@@ -96,7 +107,11 @@ class RaceServer:
             await self._server.wait_closed()
         if self._health is not None:
             self._health.cancel()
+        for task in self._node_tasks:
+            task.cancel()
         await self.lobby.drain()
+        if self.lobby.cluster is not None:  # its races go to other nodes at once
+            await self.lobby.cluster.stop(release=True)
         await asyncio.to_thread(self.executor.shutdown, wait=True, cancel_futures=True)
         await self.store.close()
 
@@ -114,6 +129,41 @@ class RaceServer:
             if self.store_down is not None:
                 log.info("store back")
             self.store_down = None
+
+    async def _hear_nodes(self, listening: asyncio.Future[None]) -> None:
+        """Forward the other nodes' race events to our spectators and subscribers."""
+        assert self.lobby.cluster is not None
+        me = self.lobby.cluster.node
+        while True:
+            try:
+                events = self.store.events()
+                async with contextlib.aclosing(events):
+                    first = asyncio.ensure_future(anext(events))
+                    await asyncio.sleep(0.05)  # subscribed by now, in all likelihood
+                    if not listening.done():
+                        listening.set_result(None)
+                    event = await first
+                    while True:
+                        if event.get("node") != me:
+                            self.lobby.remote(event)
+                        event = await anext(events)
+            except StoreDown as exc:
+                log.warning("node events unheard (%s); listening again", exc)
+                await asyncio.sleep(RENEW_EVERY)
+            except Exception:
+                log.exception("node events failed; listening again")
+                await asyncio.sleep(RENEW_EVERY)
+
+    async def _tend_races(self) -> None:
+        """Renew our leases and adopt the races of dead nodes, every RENEW_EVERY seconds."""
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                await self.lobby.adopt_orphans()
+            except StoreDown as exc:
+                log.warning("leases not renewed (%s)", exc)
+            except Exception:
+                log.exception("lease renewal failed")
 
     async def __aenter__(self) -> RaceServer:
         await self.start()

@@ -19,6 +19,7 @@ from .accounts import Accounts, Player
 from .connection import Connection
 from .leaderboards import Leaderboards
 from .lobby import Lobby
+from .nodes import Redirect
 from .race import Message, Race
 
 log = logging.getLogger("terrace.server")
@@ -56,7 +57,10 @@ class Handlers:
         kind = req["type"]
         if conn.player is None and kind not in ANONYMOUS:
             raise ProtocolError("hello_first", request=kind)
-        answer = await self.table[kind](conn, req)
+        try:
+            answer = await self.table[kind](conn, req)
+        except Redirect as r:  # another node owns the race: the client asks there
+            return r.to_message(req.get("id"))
         if answer is not None and "id" in req:
             answer.setdefault("re", req["id"])
         return answer
@@ -111,21 +115,26 @@ class Handlers:
 
     async def on_races(self, conn: Connection, req: dict[str, Any]) -> Message:
         finished = [_brief(r) for r in await self.lobby.recent(20)]
-        return {"type": "races", "races": self.lobby.listing(), "finished": finished}
+        return {"type": "races", "races": await self.lobby.listing_all(), "finished": finished}
 
     async def on_create(self, conn: Connection, req: dict[str, Any]) -> Message:
         race = self.lobby.create(self._player(conn), req)
+        if self.lobby.cluster is not None:  # owned before anyone hears of it
+            await self.lobby.cluster.take(race.id)
         return {"type": "created", "race": race.summary()}
 
     async def on_join(self, conn: Connection, req: dict[str, Any]) -> Message:
+        await self.lobby.local(req["race"])
         race = self.lobby.join(self._player(conn), req["race"])
         return {"type": "joined", "race": race.summary()}
 
     async def on_leave(self, conn: Connection, req: dict[str, Any]) -> Message:
+        await self.lobby.local(req["race"])
         await self.lobby.leave(self._player(conn), req["race"])
         return {"type": "left", "race": req["race"]}
 
     async def on_start(self, conn: Connection, req: dict[str, Any]) -> Message:
+        await self.lobby.local(req["race"])
         race = self.lobby.start(self._player(conn), req["race"])
         return {"type": "starting", "race": race.summary()}
 
@@ -164,6 +173,7 @@ class Handlers:
 
     async def _race_of(self, race_id: str) -> Race:
         """A race that is not over; a finished one is ``race_not_running``."""
+        await self.lobby.local(race_id)
         if race_id in self.lobby.races:
             return self.lobby.races[race_id]
         try:
@@ -175,7 +185,14 @@ class Handlers:
     # ----- watching -----------------------------------------------------------------
 
     async def on_spectate(self, conn: Connection, req: dict[str, Any]) -> Message:
-        race = self.lobby.spectate(conn, req["race"])
+        race_id = req["race"]
+        if self.lobby.cluster is not None and race_id not in self.lobby.races:
+            try:
+                await self.lobby.local(race_id)  # adopts it if its owner died
+            except Redirect:  # another node's race: its events reach us through the store
+                summary, standings = await self.lobby.spectate_remote(conn, race_id)
+                return {"type": "spectating", "race": summary, "standings": standings}
+        race = self.lobby.spectate(conn, race_id)
         return {"type": "spectating", "race": race.summary(), "standings": race.standings()}
 
     async def on_unspectate(self, conn: Connection, req: dict[str, Any]) -> Message:
@@ -187,7 +204,7 @@ class Handlers:
             self.lobby.board_watchers.add(conn)
             return {"type": "subscribed", "topic": "leaderboards"}
         self.lobby.subscribers.add(conn)
-        return {"type": "subscribed", "topic": req["topic"], "races": self.lobby.listing()}
+        return {"type": "subscribed", "topic": req["topic"], "races": await self.lobby.listing_all()}
 
     async def on_unsubscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
         (self.lobby.board_watchers if req["topic"] == "leaderboards" else self.lobby.subscribers).discard(

@@ -24,6 +24,7 @@ from .config import Config
 from .connection import Connection, fan_out
 from .leaderboards import Board, Leaderboards
 from .metrics import Metrics
+from .nodes import Cluster, Redirect
 from .race import Message, Race, RaceRules, admits
 from .store import Store, StoreDown
 
@@ -56,6 +57,9 @@ class Lobby:
         self.spectators: dict[str, set[Connection]] = {}  # race id -> connections
         self.subscribers: set[Connection] = set()  # topic "lobby"
         self.queues: dict[QueueKey, _Waiting] = {}
+        self.cluster: Cluster | None = None  # one node of many: see server.nodes
+        self.accounts: Accounts | None = None  # set by restore: adoption rebuilds players
+        self._adopting = asyncio.Lock()
 
     # ----- Outbox -------------------------------------------------------------------
 
@@ -65,15 +69,22 @@ class Lobby:
 
     def to_watchers(self, race: Race, msg: Message) -> None:
         fan_out(self._audience(race), msg)
+        if self.cluster is not None:
+            self.cluster.emit(race.id, msg, "standings" if msg.get("type") == "standings" else None)
 
     def race_changed(self, race: Race) -> None:
-        fan_out(self._audience(race), {"type": "race", "race": race.summary()})
+        msg = {"type": "race", "race": race.summary()}
+        fan_out(self._audience(race), msg)
+        if self.cluster is not None:
+            self.cluster.emit(race.id, msg, "summary")
 
     def race_over(self, race: Race) -> None:
         self.races.pop(race.id, None)
         for conn in self.spectators.pop(race.id, set()):
             conn.spectating.discard(race.id)
         if race.state != "finished":
+            if self.cluster is not None:
+                self.cluster.done(race.id)
             return
         self.metrics.races_finished.inc()
         record = race.record()
@@ -108,6 +119,8 @@ class Lobby:
                 except StoreDown as exc:
                     log.warning("log of %s not dropped yet (%s)", race.id, exc)
                     await asyncio.sleep(delay)
+        if self.cluster is not None:
+            self.cluster.done(race.id)  # the record is kept: no node may adopt the race now
         changed: list[Board] = []
         for delay in backoff():
             try:
@@ -155,23 +168,45 @@ class Lobby:
             store=self.store,
         )
         self.races[race_id] = race
+        if self.cluster is not None:
+            self.cluster.claim(race_id)
         return race
 
     async def restore(self, accounts: Accounts) -> None:
-        """Rebuild every race the store says was running (after a restart); StoreDown if it is down."""
+        """Rebuild every race the store says was running (after a restart); StoreDown if it is down.
+
+        One node of many rebuilds only the races whose lease it can take (see :meth:`adopt`)."""
+        self.accounts = accounts
         for race_id in await self.store.live_races():
+            await self.adopt(race_id)
+
+    async def adopt(self, race_id: str) -> Race | None:
+        """Rebuild one live race from its log if it is not here yet (and, one node of many, its
+        lease was free and is now ours); StoreDown if the store is down."""
+        assert self.accounts is not None
+        async with self._adopting:
+            if race_id in self.races:
+                return self.races[race_id]
+            if self.cluster is not None and not await self.cluster.take(race_id):
+                return None
             meta = await self.store.race_meta(race_id)
             if meta is None:  # a log without meta: a late append after the race was over
+                if race_id not in await self.store.live_races():
+                    await self._release(race_id)
+                    return None
                 await self.store.log_drop(race_id)
-                continue
+                await self._release(race_id)
+                return None
             entries = await self.store.log_read(race_id)
             try:
-                race = await self._restore(race_id, meta, entries, accounts)
+                race = await self._restore(race_id, meta, entries, self.accounts)
             except StoreDown:
+                await self._release(race_id)
                 raise
             except Exception:  # one unreadable race must not keep the server down; its log stays
                 log.exception("race %s could not be restored", race_id)
-                continue
+                await self._release(race_id)
+                return None
             self.races[race_id] = race
             log.info(
                 "race %s restored: %s",
@@ -182,6 +217,59 @@ class Lobby:
                 ),
             )
             race.go_on()
+            if race.id in self.races:  # players already here carry on at once
+                for seat in list(race.seats.values()):
+                    conn = seat.player.connection
+                    if conn is not None and seat.finish is None:
+                        for msg in race.resume(seat.player):
+                            conn.push(msg)
+            return race
+
+    async def _release(self, race_id: str) -> None:
+        if self.cluster is not None:
+            self.cluster.owned.discard(race_id)
+            await self.store.lease_release(race_id, self.cluster.node)
+
+    async def local(self, race_id: str) -> None:
+        """Make sure a request about ``race_id`` is answered here: :class:`Redirect` if another
+        node owns it; adopt it if it is live and nobody does."""
+        if self.cluster is None or race_id in self.races:
+            return
+        owner = await self.cluster.owner(race_id)
+        if owner is not None:
+            raise Redirect(race_id, owner)
+        await self.adopt(race_id)
+
+    async def adopt_orphans(self) -> None:
+        """Adopt the live races whose owner died (their lease ran out); renew our leases."""
+        assert self.cluster is not None
+        for race_id in await self.cluster.renew():
+            race = self.races.pop(race_id, None)
+            if race is not None:
+                log.error("race %s: lease lost to another node; dropping it here", race_id)
+                race.state = "cancelled"
+                race._cancel_timers()
+        for race_id in await self.store.live_races():
+            if race_id not in self.races and await self.store.lease_owner(race_id) is None:
+                await self.adopt(race_id)
+
+    def remote(self, event: Message) -> None:
+        """An event from another node's race: its spectators and subscribers here hear it."""
+        race_id, msg = event["race"], event["msg"]
+        if race_id in self.races:  # ours now (adopted): the old owner's late news is stale
+            return
+        fan_out(self.spectators.get(race_id, set()) | self.subscribers, msg)
+        if msg.get("type") == "race" and msg["race"]["state"] in ("finished", "cancelled"):
+            for conn in self.spectators.pop(race_id, set()):
+                conn.spectating.discard(race_id)
+
+    async def listing_all(self) -> list[Message]:
+        """Races not over on every node (ours first)."""
+        here = self.listing()
+        if self.cluster is None:
+            return here
+        ids = {r["id"] for r in here}
+        return here + [r for r in await self.store.shared_races() if r["id"] not in ids]
 
     async def _restore(self, race_id: str, meta: Message, entries: list[Message], accounts: Accounts) -> Race:
         players = [accounts.restore(p) for p in meta["players"]]
@@ -282,6 +370,8 @@ class Lobby:
             return record
         if race_id in self.races:
             raise ProtocolError("not_finished", race=race_id)
+        if self.cluster is not None and await self.cluster.owner(race_id) is not None:
+            raise ProtocolError("not_finished", race=race_id)
         raise ProtocolError("no_race", race=race_id)
 
     # ----- matchmaking --------------------------------------------------------------
@@ -368,6 +458,24 @@ class Lobby:
         self.spectators.setdefault(race_id, set()).add(conn)
         conn.spectating.add(race_id)
         return race
+
+    async def spectate_remote(self, conn: Connection, race_id: str) -> tuple[Message, Message]:
+        """Watch a race another node owns: its summary and latest standings; its events follow."""
+        if self.cluster is None or await self.cluster.owner(race_id) is None:
+            raise ProtocolError("no_race", race=race_id)
+        shared = await self.store.shared_race(race_id)
+        if "summary" not in shared:
+            raise ProtocolError("no_race", race=race_id)
+        summary = shared["summary"]
+        standings = shared.get("standings") or {
+            "type": "standings",
+            "race": race_id,
+            "state": summary["state"],
+            "rows": [],
+        }
+        self.spectators.setdefault(race_id, set()).add(conn)
+        conn.spectating.add(race_id)
+        return summary, standings
 
     def unspectate(self, conn: Connection, race_id: str) -> None:
         self.spectators.get(race_id, set()).discard(conn)

@@ -24,6 +24,14 @@ key                                    type    content
 ``log:{race id}``                      stream  one entry per move, field ``e``; XADD / XRANGE
 ``meta:{race id}``                     string  what a restarted server needs to rebuild the race
 ``live``                               set     ids of the races with a log or meta
+``lease:{race id}``                    string  the public URL of the node that owns the race; SET NX
+                                               PX ttl, renewed by its owner (compare and PEXPIRE)
+``race-summary``                       hash    race id -> the race's latest summary (every node's
+                                               lobby list)
+``race-standings``                     hash    race id -> the race's latest standings (spectators
+                                               on other nodes start from them)
+``events``                             channel pub/sub: race events of each owner, forwarded by the
+                                               other nodes to their spectators and subscribers
 =====================================  ======  ==================================================
 
 Multi-key writes are atomic (Lua scripts or MULTI/EXEC). The record script touches
@@ -37,7 +45,7 @@ answer was lost may be applied twice; log entries should carry a sequence number
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -72,6 +80,21 @@ end
 return extra
 """
 
+# KEYS: lease. ARGV: node, ttl ms. Take it if free or already ours.
+_LEASE_TAKE = """
+local owner = redis.call('GET', KEYS[1])
+if owner and owner ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+# KEYS: lease. ARGV: node, ttl ms (ttl 0: release).
+_LEASE_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if tonumber(ARGV[2]) == 0 then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+"""
+
 _DOWN = (rexc.ConnectionError, rexc.TimeoutError, rexc.ReadOnlyError, OSError)
 _LOG_PAGE = 1_000
 
@@ -87,6 +110,10 @@ def _guard() -> Iterator[None]:
 
 def _s(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _ms(seconds: float) -> int:
+    return max(1, int(seconds * 1000))
 
 
 def _b(value: bytes | str) -> bytes:
@@ -117,6 +144,8 @@ class RedisStore:
         )
         self._add_account = self._r.register_script(_ADD_ACCOUNT)
         self._save_record = self._r.register_script(_SAVE_RECORD)
+        self._lease_take = self._r.register_script(_LEASE_TAKE)
+        self._lease_renew = self._r.register_script(_LEASE_RENEW)
 
     def _k(self, *parts: str) -> str:
         return self._p + ":".join(parts)
@@ -305,6 +334,71 @@ class RedisStore:
         with _guard():
             data: bytes | str | None = await self._r.get(self._k("meta", race_id))
         return None if data is None else dict(unpack(_b(data)))
+
+    # ----- nodes
+
+    async def lease_take(self, race_id: str, node: str, ttl: float) -> bool:
+        with _guard():
+            return bool(await self._lease_take(keys=[self._k("lease", race_id)], args=[node, _ms(ttl)]))
+
+    async def lease_renew(self, race_id: str, node: str, ttl: float) -> bool:
+        with _guard():
+            return bool(await self._lease_renew(keys=[self._k("lease", race_id)], args=[node, _ms(ttl)]))
+
+    async def lease_owner(self, race_id: str) -> str | None:
+        with _guard():
+            owner: bytes | str | None = await self._r.get(self._k("lease", race_id))
+        return None if owner is None else _s(owner)
+
+    async def lease_release(self, race_id: str, node: str) -> None:
+        with _guard():
+            await self._lease_renew(keys=[self._k("lease", race_id)], args=[node, 0])
+
+    async def share_race(self, race_id: str, part: str, data: dict[str, Any] | None) -> None:
+        with _guard():
+            if data is None:
+                async with self._r.pipeline(transaction=True) as p:
+                    p.hdel(self._k("race-summary"), race_id)
+                    p.hdel(self._k("race-standings"), race_id)
+                    await p.execute()
+            else:
+                await self._r.hset(self._k("race-" + part), race_id, pack(data))
+
+    async def shared_race(self, race_id: str) -> dict[str, dict[str, Any]]:
+        with _guard():
+            async with self._r.pipeline(transaction=False) as p:
+                p.hget(self._k("race-summary"), race_id)
+                p.hget(self._k("race-standings"), race_id)
+                summary, standings = await p.execute()
+        out: dict[str, dict[str, Any]] = {}
+        if summary is not None:
+            out["summary"] = dict(unpack(_b(summary)))
+        if standings is not None:
+            out["standings"] = dict(unpack(_b(standings)))
+        return out
+
+    async def shared_races(self) -> list[dict[str, Any]]:
+        with _guard():
+            raw: dict[Any, Any] = await self._r.hgetall(self._k("race-summary"))
+            ids = sorted(_s(i) for i in raw)
+            if not ids:
+                return []
+            owners: list[Any] = await self._r.mget([self._k("lease", i) for i in ids])
+        by_id = {_s(k): v for k, v in raw.items()}
+        return [dict(unpack(_b(by_id[i]))) for i, owner in zip(ids, owners, strict=True) if owner is not None]
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        with _guard():
+            await self._r.publish(self._k("events"), pack(event))
+
+    async def events(self) -> AsyncGenerator[dict[str, Any], None]:
+        with _guard():
+            async with self._r.pubsub() as p:
+                await p.subscribe(self._k("events"))
+                while True:
+                    msg: Any = await p.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if msg is not None and msg.get("type") == "message":
+                        yield dict(unpack(_b(msg["data"])))
 
     # ----- lifecycle
 

@@ -24,11 +24,12 @@ answer "store down" instead of crashing.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -137,6 +138,41 @@ class Store(Protocol):
 
     async def race_meta(self, race_id: str) -> dict[str, Any] | None: ...
 
+    # ----- nodes: race leases, shared race summaries, events
+    async def lease_take(self, race_id: str, node: str, ttl: float) -> bool:
+        """Own the race for ``ttl`` seconds if nobody does (or ``node`` already does)."""
+        ...
+
+    async def lease_renew(self, race_id: str, node: str, ttl: float) -> bool:
+        """Extend ``node``'s lease by ``ttl`` seconds; False (nothing changed) if it is not ``node``'s."""
+        ...
+
+    async def lease_owner(self, race_id: str) -> str | None: ...
+
+    async def lease_release(self, race_id: str, node: str) -> None:
+        """Give the lease up if it is ``node``'s."""
+        ...
+
+    async def share_race(self, race_id: str, part: str, data: dict[str, Any] | None) -> None:
+        """Keep ``part`` ("summary" or "standings") of a race for every node; None forgets the race."""
+        ...
+
+    async def shared_race(self, race_id: str) -> dict[str, dict[str, Any]]:
+        """The parts kept for the race ({} if none)."""
+        ...
+
+    async def shared_races(self) -> list[dict[str, Any]]:
+        """The summaries of the races whose lease is held, sorted by race id."""
+        ...
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        """Send ``event`` (JSON-able) to every :meth:`events` listener, on every node."""
+        ...
+
+    def events(self) -> AsyncGenerator[dict[str, Any], None]:
+        """Every event published from now on; raises StoreDown when the store goes away."""
+        ...
+
     # ----- lifecycle
     async def ping(self) -> None:
         """Raise :class:`StoreDown` if the store cannot be reached."""
@@ -189,6 +225,9 @@ class MemoryStore:
         self._logs: dict[str, list[bytes]] = {}
         self._meta: dict[str, bytes] = {}
         self._live: set[str] = set()
+        self._leases: dict[str, tuple[str, float]] = {}  # race id -> (node, clock() expiry)
+        self._shared: dict[str, dict[str, bytes]] = {}  # race id -> part -> data
+        self._listeners: set[asyncio.Queue[bytes]] = set()
 
     # ----- accounts
 
@@ -338,6 +377,64 @@ class MemoryStore:
     async def race_meta(self, race_id: str) -> dict[str, Any] | None:
         data = self._meta.get(race_id)
         return None if data is None else dict(unpack(data))
+
+    # ----- nodes
+
+    def _owner(self, race_id: str) -> str | None:
+        lease = self._leases.get(race_id)
+        if lease is not None and self._clock() >= lease[1]:
+            del self._leases[race_id]
+            return None
+        return lease[0] if lease else None
+
+    async def lease_take(self, race_id: str, node: str, ttl: float) -> bool:
+        if self._owner(race_id) not in (None, node):
+            return False
+        self._leases[race_id] = (node, self._clock() + ttl)
+        return True
+
+    async def lease_renew(self, race_id: str, node: str, ttl: float) -> bool:
+        if self._owner(race_id) != node:
+            return False
+        self._leases[race_id] = (node, self._clock() + ttl)
+        return True
+
+    async def lease_owner(self, race_id: str) -> str | None:
+        return self._owner(race_id)
+
+    async def lease_release(self, race_id: str, node: str) -> None:
+        if self._owner(race_id) == node:
+            del self._leases[race_id]
+
+    async def share_race(self, race_id: str, part: str, data: dict[str, Any] | None) -> None:
+        if data is None:
+            self._shared.pop(race_id, None)
+        else:
+            self._shared.setdefault(race_id, {})[part] = pack(data)
+
+    async def shared_race(self, race_id: str) -> dict[str, dict[str, Any]]:
+        return {part: dict(unpack(d)) for part, d in self._shared.get(race_id, {}).items()}
+
+    async def shared_races(self) -> list[dict[str, Any]]:
+        return [
+            dict(unpack(parts["summary"]))
+            for rid, parts in sorted(self._shared.items())
+            if "summary" in parts and self._owner(rid) is not None
+        ]
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        data = pack(event)
+        for queue in self._listeners:
+            queue.put_nowait(data)
+
+    async def events(self) -> AsyncGenerator[dict[str, Any], None]:
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+        self._listeners.add(queue)
+        try:
+            while True:
+                yield dict(unpack(await queue.get()))
+        finally:
+            self._listeners.discard(queue)
 
     # ----- lifecycle
 

@@ -413,3 +413,51 @@ async def test_acknowledged_log_entries_survive_a_redis_crash(tmp_path: Path) ->
             assert await store.log_read("r-1") == [{"seq": i} for i in range(20)]
         finally:
             await store.close()
+
+
+# ----- nodes: leases, shared races, events
+
+
+async def test_a_lease_is_one_nodes_until_released_or_expired(subject: Subject) -> None:
+    store = subject.store
+    assert await store.lease_owner("r1") is None
+    assert await store.lease_take("r1", "ws://a/ws", 0.3)
+    assert await store.lease_take("r1", "ws://a/ws", 0.3)  # again: still ours
+    assert not await store.lease_take("r1", "ws://b/ws", 0.3)
+    assert not await store.lease_renew("r1", "ws://b/ws", 0.3)
+    assert await store.lease_renew("r1", "ws://a/ws", 0.3)
+    assert await store.lease_owner("r1") == "ws://a/ws"
+    await store.lease_release("r1", "ws://b/ws")  # not b's: nothing happens
+    assert await store.lease_owner("r1") == "ws://a/ws"
+    await store.lease_release("r1", "ws://a/ws")
+    assert await store.lease_take("r1", "ws://b/ws", 0.3)
+    await subject.advance(0.5)  # b died: its lease runs out
+    assert await store.lease_owner("r1") is None
+    assert not await store.lease_renew("r1", "ws://b/ws", 0.3)
+    assert await store.lease_take("r1", "ws://a/ws", 0.3)
+
+
+async def test_shared_races_are_listed_while_their_lease_lives(subject: Subject) -> None:
+    store = subject.store
+    await store.share_race("r1", "summary", {"id": "r1", "state": "open"})
+    await store.share_race("r1", "standings", {"type": "standings", "rows": []})
+    assert await store.shared_races() == []  # nobody owns it
+    await store.lease_take("r1", "ws://a/ws", 5)
+    assert await store.shared_races() == [{"id": "r1", "state": "open"}]
+    assert await store.shared_race("r1") == {
+        "summary": {"id": "r1", "state": "open"},
+        "standings": {"type": "standings", "rows": []},
+    }
+    await store.share_race("r1", "summary", None)
+    assert await store.shared_races() == [] and await store.shared_race("r1") == {}
+
+
+async def test_published_events_reach_every_listener(store: Store) -> None:
+    events = [store.events(), store.events()]
+    nexts = [asyncio.ensure_future(anext(e)) for e in events]
+    await asyncio.sleep(0.2)  # subscribed
+    await store.publish({"node": "a", "race": "r1", "msg": {"type": "standings"}})
+    got = await asyncio.wait_for(asyncio.gather(*nexts), 5)
+    assert got == [{"node": "a", "race": "r1", "msg": {"type": "standings"}}] * 2
+    for e in events:
+        await e.aclose()
