@@ -280,3 +280,57 @@ async def test_replay_takes_the_last_entry_of_a_seq_and_forgets_a_finish_moves_c
             for n, a in enumerate(answers, 1)
         ] == [_without_re(a) for a in answers]
         await alice.close()
+
+
+async def test_redis_stopped_and_started_under_load_loses_no_acknowledged_move(
+    own_redis: RedisServer,
+) -> None:
+    """Four players move as fast as they can, resending refused moves, while Redis goes away and comes back."""
+    async with RaceServer(dataclasses.replace(FAST, redis_url=own_redis.url, grace=30)) as srv:
+        players = [await _registered(srv.url, name) for name in ("ann", "ben", "cat", "dot")]
+        race, starts = await _race(players)
+        acknowledged: dict[str, list[str]] = {}
+        refused = 0
+        outage = asyncio.Event()
+
+        async def player(c: Client, started: Message) -> None:
+            nonlocal refused
+            legal, seq, last, moves = started["legal"], 0, "", []
+            while len(moves) < 60 and legal:
+                back = "-".join(reversed(last.split("-")))
+                home = [m for m in legal if "-F" in m]
+                choice = (
+                    home
+                    or [m for m in legal if m.startswith("S-")]
+                    or [m for m in legal if m != back]
+                    or legal
+                )[0]
+                while True:  # the same seq until it is acknowledged
+                    answer = await c.request("move", race=race, seq=seq + 1, move=choice)
+                    if answer["type"] == "moved":
+                        break
+                    assert answer["code"] == "store_down", answer
+                    refused += 1
+                    outage.set()
+                    await asyncio.sleep(0.05)
+                seq, legal, last = answer["seq"], answer["legal"], answer["move"]
+                moves.append(answer["move"])
+                if answer.get("finish"):
+                    break
+            acknowledged[c.player["name"]] = moves  # type: ignore[attr-defined]
+
+        tasks = [asyncio.create_task(player(c, s)) for c, s in zip(players, starts, strict=True)]
+        await asyncio.sleep(0.05)
+        own_redis.stop()
+        await asyncio.wait_for(outage.wait(), 5)
+        await asyncio.sleep(0.3)
+        own_redis.start()
+        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+        assert refused > 0
+        for c in players:
+            await c.request("resign", race=race)
+        await players[0].wait("finished")
+        record = (await players[0].request("record", race=race))["race"]
+        assert {r["player"]["name"]: r["move_list"] for r in record["results"]} == acknowledged
+        for c in players:
+            await c.close()
