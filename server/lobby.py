@@ -151,11 +151,9 @@ class Lobby:
             raise ProtocolError("no_race", race=race_id)
         return race
 
-    def _new_race(self, rules: RaceRules, creator: Player | None) -> Race:
-        race_id = secrets.token_hex(4)
-        while race_id in self.races:
-            race_id = secrets.token_hex(4)
-        race = Race(
+    def _race_object(self, race_id: str, rules: RaceRules, creator: Player | None) -> Race:
+        """A Race wired to this lobby: new (``_new_race``) or rebuilt from its log (``adopt``)."""
+        return Race(
             race_id,
             rules,
             self,
@@ -167,6 +165,12 @@ class Lobby:
             on_move=self._moved,
             store=self.store,
         )
+
+    def _new_race(self, rules: RaceRules, creator: Player | None) -> Race:
+        race_id = secrets.token_hex(4)
+        while race_id in self.races:
+            race_id = secrets.token_hex(4)
+        race = self._race_object(race_id, rules, creator)
         self.races[race_id] = race
         if self.cluster is not None:
             self.cluster.claim(race_id)
@@ -278,18 +282,7 @@ class Lobby:
         if creator is None and creator_info is not None:  # created it without racing: a name only
             info = creator_info
             creator = Player(info["id"], info["name"], info["kind"], not info["guest"], "")
-        race = Race(
-            race_id,
-            RaceRules(**meta["rules"]),
-            self,
-            self.executor,
-            creator=creator,
-            countdown=self.config.countdown,
-            grace=self.config.grace,
-            standings_interval=self.config.standings_interval,
-            on_move=self._moved,
-            store=self.store,
-        )
+        race = self._race_object(race_id, RaceRules(**meta["rules"]), creator)
         await race.restore(meta, entries, players)
         return race
 

@@ -15,6 +15,7 @@ docstring for what comes back and how.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import time
@@ -288,14 +289,7 @@ class Race:
         r = self.rules
         return {
             "v": 1,
-            "rules": {
-                "variant": r.variant,
-                "goal": r.goal,
-                "seats": r.seats,
-                "time_limit": r.time_limit,
-                "entry": r.entry,
-                "start": r.start,
-            },
+            "rules": dataclasses.asdict(r),
             "seed": self._seed.hex(),  # the store is trusted with the secret
             "commitment": self.commitment,
             "created_at": self.created_ms,

@@ -351,8 +351,7 @@ def test_deal_sets(tmp_path: Path) -> None:
 
 def test_the_console_script(tmp_path: Path) -> None:
     script = Path(sys.executable).parent / "terrace-arena"
-    if not script.exists():
-        pytest.skip(f"{script} is not installed")
+    assert script.exists(), f"{script} is not installed: pip install -e . installs it"
     mine = tmp_path / "mybot.py"  # a bot file in the current directory, as a bot author has it
     mine.write_text(
         "from bots.samples.random_bot import RandomBot\n\nclass Mine(RandomBot):\n    name = 'mine'\n"

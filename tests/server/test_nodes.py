@@ -4,10 +4,9 @@ the SDK and the CLI's race table), spectators on another node, and a killed node
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -17,9 +16,7 @@ from bots.sdk import Racer
 from client.play import RaceTable
 from server import nodes
 from server.app import RaceServer
-from server.redis_store import RedisStore
 
-from .conftest import FAST
 from .test_durability import Launch, _registered, launch
 from .wire import Client
 
@@ -37,20 +34,16 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-async def make_node(redis_url: str) -> AsyncIterator[MakeNode]:
-    started: list[RaceServer] = []
+async def make_node(redis_url: str, make_server: Callable[..., Awaitable[RaceServer]]) -> MakeNode:
+    """A node on the shared Redis that knows its own public URL (a free port chosen up front)."""
 
     async def make() -> RaceServer:
         port = _free_port()
-        config = dataclasses.replace(FAST, port=port, public_url=f"ws://127.0.0.1:{port}/ws", countdown=0.0)
-        srv = RaceServer(config, RedisStore(redis_url))
-        await srv.start()
-        started.append(srv)
-        return srv
+        return await make_server(
+            port=port, public_url=f"ws://127.0.0.1:{port}/ws", countdown=0.0, redis_url=redis_url
+        )
 
-    yield make
-    for srv in started:
-        await srv.stop()
+    return make
 
 
 async def _until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
