@@ -138,15 +138,12 @@ class RaceServer:
             try:
                 events = self.store.events()
                 async with contextlib.aclosing(events):
-                    first = asyncio.ensure_future(anext(events))
-                    await asyncio.sleep(0.05)  # subscribed by now, in all likelihood
+                    await anext(events)  # the subscription is live
                     if not listening.done():
                         listening.set_result(None)
-                    event = await first
-                    while True:
+                    async for event in events:
                         if event.get("node") != me:
                             self.lobby.remote(event)
-                        event = await anext(events)
             except StoreDown as exc:
                 log.warning("node events unheard (%s); listening again", exc)
                 await asyncio.sleep(RENEW_EVERY)

@@ -395,6 +395,7 @@ class RedisStore:
         with _guard():
             async with self._r.pubsub() as p:
                 await p.subscribe(self._k("events"))
+                yield {}  # subscribed: nothing published from here on is missed
                 while True:
                     msg: Any = await p.get_message(ignore_subscribe_messages=True, timeout=1.0)
                     if msg is not None and msg.get("type") == "message":

@@ -170,7 +170,11 @@ class Store(Protocol):
         ...
 
     def events(self) -> AsyncGenerator[dict[str, Any], None]:
-        """Every event published from now on; raises StoreDown when the store goes away."""
+        """Every event published from now on; raises StoreDown when the store goes away.
+
+        The first item is an empty dict, yielded once the subscription is live: a caller
+        that waits for it knows no later event can be missed.
+        """
         ...
 
     # ----- lifecycle
@@ -431,6 +435,7 @@ class MemoryStore:
         queue: asyncio.Queue[bytes] = asyncio.Queue()
         self._listeners.add(queue)
         try:
+            yield {}  # listening from here on
             while True:
                 yield dict(unpack(await queue.get()))
         finally:
