@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from terrace.conversation import backoff
 from terrace.errors import ProtocolError
@@ -22,13 +22,15 @@ from terrace.errors import ProtocolError
 from .accounts import Accounts, Player
 from .config import Config
 from .connection import Connection, fan_out
-from .leaderboards import Board, Leaderboards
+from .leaderboards import Leaderboards
 from .metrics import Metrics
 from .nodes import Cluster, Redirect
 from .race import Message, Race, RaceRules, admits
 from .store import Store, StoreDown
 
 log = logging.getLogger("terrace.server")
+
+T = TypeVar("T")
 
 QueueKey = tuple[str, str, str]  # variant, goal, pool
 
@@ -102,37 +104,19 @@ class Lobby:
         """Keep the record, drop the race's log, then put the race on the leaderboards; retried
         while the store is down. The log goes only once the record is kept: a server that dies
         before that ends the race again from its log when it restarts."""
-        for delay in backoff():
-            try:
-                await self.store.save_record(record)
-                break
-            except StoreDown as exc:
-                log.warning("record %s not saved yet (%s); retrying in %.1f s", record["id"], exc, delay)
-                await asyncio.sleep(delay)
+        await _until_stored(f"record {race.id}", lambda: self.store.save_record(record))
         self._unsaved.pop(record["id"], None)
         if race.logged:
             await race.flushed()
-            for delay in backoff():
-                try:
-                    await self.store.log_drop(race.id)
-                    break
-                except StoreDown as exc:
-                    log.warning("log of %s not dropped yet (%s)", race.id, exc)
-                    await asyncio.sleep(delay)
+            await _until_stored(f"log drop of {race.id}", lambda: self.store.log_drop(race.id))
         if self.cluster is not None:
             self.cluster.done(race.id)  # the record is kept: no node may adopt the race now
-        changed: list[Board] = []
-        for delay in backoff():
-            try:
-                changed = await self.leaderboards.race_finished(record)
-                break
-            except StoreDown as exc:
-                log.warning("leaderboards not updated for %s yet (%s)", record["id"], exc)
-                await asyncio.sleep(delay)
-        if changed and self.board_watchers:
-            for board in changed:
-                top = await self.leaderboards.rows(board)
-                fan_out(self.board_watchers, {"type": "leaderboard", **board.describe(), "rows": top})
+        changed = await _until_stored(
+            f"leaderboards for {race.id}", lambda: self.leaderboards.race_finished(record)
+        )
+        for board in changed if self.board_watchers else []:
+            top = await self.leaderboards.rows(board)
+            fan_out(self.board_watchers, {"type": "leaderboard", **board.describe(), "rows": top})
 
     async def drain(self) -> None:
         """Wait for records still on their way to the store (at shutdown)."""
@@ -493,3 +477,14 @@ class Lobby:
         if player.race is None or player.race not in self.races:
             return []
         return self.races[player.race].resume(player)
+
+
+async def _until_stored(what: str, write: Callable[[], Awaitable[T]]) -> T:
+    """``write()``, tried again with backoff for as long as the store is down."""
+    for delay in backoff():
+        try:
+            return await write()
+        except StoreDown as exc:
+            log.warning("%s not stored yet (%s); retrying in %.1f s", what, exc, delay)
+            await asyncio.sleep(delay)
+    raise AssertionError("backoff() never ends")
