@@ -33,6 +33,7 @@ import terrace  # noqa: E402
 from benchmarks.common import run_info  # noqa: E402
 from bots.deals import load_deals  # noqa: E402
 from terrace import Game  # noqa: E402
+from terrace.moves import Move  # noqa: E402
 
 MOVE_CAP = 3000  # moves per game, for both policies
 REPEATS = 3  # random playouts: report the median of this many runs
@@ -88,8 +89,8 @@ def bench_random(variant: str, deals: list[int], count: int, seed: int) -> dict[
 
 
 def _split(move: str) -> tuple[str, str]:
-    src, _, dst = move.partition("-")
-    return src, dst
+    m = Move.parse(move)
+    return m.source, m.target
 
 
 def _frees_home(g: Game, move: str, is_home: Callable[[str], bool]) -> bool:
@@ -113,7 +114,7 @@ def greedy_family(g: Game, legal: list[str], history: list[str], shuffles: int =
         return min(legal, key=lambda m: (terrace_ranks.count(piles[_split(m)[0]][-1][0]), m))
 
     def is_home(m: str) -> bool:
-        return _split(m)[1].startswith("F")
+        return Move.parse(m).home
 
     for source in ("T", "W", None):  # foundation moves: terrace, waste, then piles
         for m in legal:
@@ -186,7 +187,7 @@ def bench_greedy(variant: str, deals: list[int]) -> dict[str, Any]:
     games = [greedy_game(variant, d) for d in deals]
     secs = time.perf_counter() - start
     n = len(games)
-    has_terrace = terrace.VARIANTS[variant].family != "louis"
+    has_terrace = terrace.VARIANTS[variant].has_terrace
     return {
         "games": n,
         "avg_score": sum(g.score for g in games) / n,

@@ -23,7 +23,8 @@ Throughput is the median of the per-second rates over the window; latencies are
 over every answer received in the window. CPU is a share of one core: the
 server process, its child processes (the game server's lost-search workers),
 and this process (all the clients share one event loop). The game server gets
-its limits raised for the load (``rate``, ``burst``, ``max_conns_per_address``)
+its limits raised for the load (``rate``, ``burst``, ``address_rate``, ``address_burst``,
+``max_conns_per_address``: every client comes from one address)
 and a zero countdown so the load stays steady.
 
     python benchmarks/server.py                          # 100 players, 10 s windows: ~30 s
@@ -62,6 +63,7 @@ from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 
 import terrace  # noqa: E402
 from benchmarks.common import run_info  # noqa: E402
+from terrace.moves import Move  # noqa: E402
 from terrace.protocol import JSON, MSGPACK, decode, encode  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -190,6 +192,8 @@ def server_argv(args: argparse.Namespace) -> list[str]:
     argv = [
         *("--host", HOST, "--port", "0"),
         *("--rate", "1000000", "--burst", "1000000"),  # the per-connection limits are not under test
+        *("--address-rate", "1000000", "--address-burst", "1000000"),  # nor the per-address ones:
+        *("--max-open-races-per-address", "1000000"),  # every client shares one loopback address
         *("--max-conns-per-address", str(args.players + 16)),
         *("--countdown", str(args.countdown)),
         *("--standings-interval", str(args.standings_interval)),
@@ -401,11 +405,11 @@ async def close_clients(clients: list[ClientConnection]) -> None:
 def choose(legal: list[str], last: str | None, rng: random.Random) -> str:
     """View-only policy: a foundation move, else the stock, else a legal move not undoing the last."""
     for m in legal:
-        if "-F" in m:
+        if Move.parse(m).home:
             return m
     if "S-W" in legal:
         return "S-W"
-    undo = "-".join(reversed(last.split("-"))) if last else None
+    undo = str(Move.parse(last).reversed()) if last else None
     fresh = [m for m in legal if m != undo]
     return rng.choice(fresh or legal)
 

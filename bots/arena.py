@@ -3,6 +3,7 @@
     terrace-arena greedy                                   # deals 1-100 of the terrace variant
     terrace-arena mybot:MyBot --variant louis,signora --deals seeds/bench-1000.txt
     terrace-arena planner --vs greedy --deals 1-300 --json --per-deal
+    terrace-arena solve --deals 1-200 --seconds 1      # the solver's figures (bots/solving.py)
 
 No server: each game runs in-process on the rules engine, on a pool of worker
 processes (``--jobs``, started with ``spawn``, so the arena is safe to call from
@@ -24,6 +25,10 @@ higher score, then fewer terrace cards left; anything else is a draw.
 Figures are deterministic for deterministic bots: the same with any ``--jobs``,
 in deal order; only the decision times (measured around ``choose`` and its
 awaitable, nothing else) vary from run to run.
+
+Kept as one module (about 370 lines): the command's options, its report and its
+head-to-head table are one user-facing thing; the games and figures live in
+``games.py`` and ``figures.py``.
 """
 
 from __future__ import annotations
@@ -301,6 +306,11 @@ def print_report(report: dict[str, Any], console: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``terrace-arena`` command; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["solve"]:
+        from .solving import main as solve_main
+
+        return solve_main(args_list[1:])
     parser = _parser()
     try:
         args = parser.parse_args(argv)

@@ -21,6 +21,7 @@ SAMPLES = {
     "random": "bots.samples.random_bot:RandomBot",
     "greedy": "bots.samples.greedy:GreedyBot",
     "planner": "bots.samples.planner:PlannerBot",
+    "sampler": "bots.samples.sampler:SamplerBot",
 }
 
 

@@ -1,7 +1,7 @@
 """The ``terrace-bot`` command: run a bot, keep house bots, register an account, swarm a server.
 
     terrace-bot run MODULE:CLASS --server URL --token T [--queue VARIANT] [--races N]
-    terrace-bot house --server URL [--bots greedy:2,planner:1]
+    terrace-bot house --server URL [--bots greedy:2,planner@fast:1] [--pace casual] [--max-bots 30]
     terrace-bot register NAME --server URL
     terrace-bot swarm --server URL --players N --races M
 
@@ -11,24 +11,22 @@ Exit codes: 0 done, 1 the server refused us or could not be reached, 2 usage.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import os
-import signal
 import sys
 from collections.abc import Coroutine
 from typing import Any
 
+from link import DEFAULT_SERVER, Connection, default_server
+from link.command import run_command
 from terrace import VARIANTS
 
 from .bot import load_bot
-from .house import keep_house, parse_lineup
-from .link import Link, LinkClosed
+from .house import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, keep_house, parse_lineup
+from .pace import DEFAULT_PACE, PACES
 from .sdk import SDKError, play
 from .swarm import swarm
-
-DEFAULT_SERVER = os.environ.get("TERRACE_SERVER", "ws://127.0.0.1:8765/ws")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     def server(sp: argparse.ArgumentParser) -> None:
         sp.add_argument(
             "--server",
-            default=DEFAULT_SERVER,
+            default=default_server(),
             help=f"websocket URL (default $TERRACE_SERVER or {DEFAULT_SERVER})",
         )
 
@@ -66,7 +64,23 @@ def _parser() -> argparse.ArgumentParser:
 
     h = sub.add_parser("house", help="keep sample bots in the queue for people to race")
     server(h)
-    h.add_argument("--bots", default="greedy:2,planner:1", help="lineup, e.g. greedy:2,planner:1 (default)")
+    h.add_argument(
+        "--bots",
+        default=DEFAULT_LINEUP,
+        help=f"bots waiting per variant, BOT[@PACE][:COUNT],... e.g. greedy@casual:2,planner@fast (default {DEFAULT_LINEUP})",
+    )
+    h.add_argument(
+        "--pace",
+        default=os.environ.get("TERRACE_HOUSE_PACE", DEFAULT_PACE),
+        choices=list(PACES),
+        help=f"think time per move while a person races, for bots without @PACE ($TERRACE_HOUSE_PACE, default {DEFAULT_PACE})",
+    )
+    h.add_argument(
+        "--max-bots",
+        type=int,
+        default=DEFAULT_MAX_BOTS,
+        help=f"house bots at once, waiting and racing; more are added as people queue (default {DEFAULT_MAX_BOTS})",
+    )
     h.add_argument(
         "--variant", action="append", choices=list(VARIANTS), help="variant(s) to wait in (default terrace)"
     )
@@ -106,7 +120,14 @@ def main(argv: list[str] | None = None) -> int:
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
             lineup = parse_lineup(args.bots)
-            coro = keep_house(args.server, lineup, args.variant or ["terrace"], races=args.races or None)
+            coro = keep_house(
+                args.server,
+                lineup,
+                args.variant or ["terrace"],
+                races=args.races or None,
+                pace=args.pace,
+                max_bots=args.max_bots,
+            )
             return _run(_quiet(coro))
         if args.command == "register":
             return _run(_register(args))
@@ -120,23 +141,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(coro: Coroutine[Any, Any, int]) -> int:
-    """Run until done or SIGINT/SIGTERM; server refusals exit 1 with one line, not a traceback."""
-
-    async def guarded() -> int:
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            if task is not None:
-                loop.add_signal_handler(sig, task.cancel)
-        try:
-            return await coro
-        except (SDKError, LinkClosed) as exc:
-            print(f"terrace-bot: {exc}", file=sys.stderr)
-            return 1
-        except asyncio.CancelledError:
-            return 0
-
-    return asyncio.run(guarded())
+    """Run until done or SIGINT/SIGTERM (exit 0); server refusals exit 1 with one line."""
+    return run_command(coro, "terrace-bot", refusals=(SDKError,), interrupted=0)
 
 
 async def _race(args: argparse.Namespace, factory: Any) -> int:
@@ -164,7 +170,7 @@ async def _quiet(coro: Coroutine[Any, Any, Any]) -> int:
 
 
 async def _register(args: argparse.Namespace) -> int:
-    link = await Link.open(args.server)
+    link = await Connection.open(args.server)
     try:
         answer = await link.request("register", name=args.name, kind="human" if args.human else "bot")
     finally:

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import terrace
+from terrace.race.places import Standing, better
 
 from .games import FINISHES, GameResult, goal_of
 
@@ -25,7 +26,7 @@ def _mean(values: Sequence[float]) -> float | None:
 def summarize(games: Sequence[GameResult], variant: str) -> dict[str, Any]:
     """The figures of one bot on one variant."""
     n = len(games)
-    has_terrace = terrace.VARIANTS[variant].family != "louis"
+    has_terrace = terrace.VARIANTS[variant].has_terrace
     times = sorted(t for g in games for t in g.times_ms)
     reached = [g.goal_moves for g in games if g.goal_moves is not None]
     return {
@@ -52,16 +53,16 @@ def summarize(games: Sequence[GameResult], variant: str) -> dict[str, Any]:
     }
 
 
-def _rank(game: GameResult) -> tuple[int, int, int, int]:
-    if game.goal_moves is not None:
-        return (0, game.goal_moves, 0, 0)
-    return (1, 0, -game.score, game.terrace_left)
+def _standing(game: GameResult) -> Standing:
+    """The game as a race would place it (moves stand in for race time; no last-card-home time)."""
+    return Standing.of(
+        goal_time=game.goal_moves, score=game.score, terrace_left=game.terrace_left, last_home=None
+    )
 
 
 def compare(a: GameResult, b: GameResult) -> str:
     """``"a"``, ``"b"`` or ``"draw"``: who did better on the same deal, ranked as a race."""
-    ka, kb = _rank(a), _rank(b)
-    return "a" if ka < kb else "b" if kb < ka else "draw"
+    return better(_standing(a), _standing(b))
 
 
 def head_to_head(a: Sequence[GameResult], b: Sequence[GameResult], per_deal: bool) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import math
 import multiprocessing
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
@@ -63,7 +64,7 @@ class GameResult:
 
 def goal_of(variant: str) -> str:
     """The race goal the arena ranks by: ``terrace`` where the variant has one, else ``clear``."""
-    return "terrace" if "terrace" in terrace.VARIANTS[variant].goals else "clear"
+    return terrace.VARIANTS[variant].default_goal
 
 
 def _reached(goal: str, game: terrace.Game) -> bool:
@@ -206,6 +207,9 @@ def _factory(spec: str) -> BotFactory:
     return _FACTORIES[spec]
 
 
+_COUNTED: Any = None  # in a worker: the queue each finished game is counted on, for the progress bar
+
+
 def run_chunk(task: Task, progress: Progress | None = None) -> list[GameResult]:
     """Play one task's games in order (in a worker process, or inline with ``--jobs 1``)."""
     bot, spec, variant, deals, max_moves = task
@@ -216,11 +220,27 @@ def run_chunk(task: Task, progress: Progress | None = None) -> list[GameResult]:
             results.append(play_game(factory, variant, deal, max_moves, bot))
             if progress is not None:
                 progress(1)
+            elif _COUNTED is not None:
+                _COUNTED.put(1)
     return results
 
 
-def _init_worker() -> None:
+def _init_worker(counted: Any = None) -> None:
+    global _COUNTED
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _COUNTED = counted
+
+
+def _counting(counted: Any, progress: Progress) -> threading.Thread:
+    """A thread that passes each game the workers count on to ``progress``, until a None."""
+
+    def pump() -> None:
+        while (n := counted.get()) is not None:
+            progress(n)
+
+    thread = threading.Thread(target=pump, name="arena-progress", daemon=True)
+    thread.start()
+    return thread
 
 
 def _tasks(
@@ -266,23 +286,29 @@ def run_games(
     size = max(1, min(MAX_CHUNK, math.ceil(len(deals) / (jobs * 4))))
     tasks = _tasks(specs, variants, deals, size, max_moves)
     out: list[list[GameResult] | None] = [None] * len(tasks)
+    context = multiprocessing.get_context("spawn")
+    # Workers count every game as it ends, so the bar moves (and estimates) game by game.
+    counted = context.SimpleQueue() if progress is not None else None
+    counter = _counting(counted, progress) if counted is not None and progress is not None else None
     pool = cf.ProcessPoolExecutor(
         max_workers=min(jobs, len(tasks)),
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=context,
         initializer=_init_worker,
+        initargs=(counted,),
     )
     try:
         futures = {pool.submit(run_chunk, task): i for i, task in enumerate(tasks)}
         for future in cf.as_completed(futures):
-            games = future.result()
-            out[futures[future]] = games
-            if progress is not None:
-                progress(len(games))
+            out[futures[future]] = future.result()
     except BaseException:
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()  # don't wait for chunks that are still running
         pool.shutdown(wait=False, cancel_futures=True)
         raise
+    finally:
+        if counted is not None and counter is not None:
+            counted.put(None)
+            counter.join(timeout=5)
     pool.shutdown()
     return [game for games in out if games is not None for game in games]
 

@@ -1,81 +1,259 @@
 """House bots: sample bots that wait in the matchmaking queue so nobody races alone.
 
-Each house bot queues with ``house: true``: the server never makes a race of
-house bots alone, so they sit in the queue until a person (or another bot)
-arrives, fill that race, and queue again when it ends.
+Each house bot says hello as a guest of kind ``bot`` and queues with ``house: true``:
+the server never makes a race of house bots alone, so they sit in the queue until a
+person (or another bot) arrives and fill that race.
+
+**On demand.** The lineup (``greedy:2,planner:1``) is how many bots of each kind
+*wait* in each variant's queue. When a race takes waiting bots, the house adds
+fresh ones at once, up to ``max_bots`` in all, so the next person who queues is
+seated within seconds however many races at a person's pace are under way. A bot
+whose race ends while enough others wait goes home.
+
+**Pace.** While a person races, a house bot thinks before each move for a time
+drawn from its :class:`~bots.pace.Pace` (``planner@fast``; the house's own pace
+otherwise). Whether a person still races comes from one spectating connection
+(:class:`~bots.watch.Watcher`): when every person in the race has finished
+(``left``, resigned, reached the goal), the bots play on at full speed for
+``PLAY_ON_FOR`` seconds, then resign, so the race ends and they are free again
+within seconds. A race of programs only is played at full speed from the first
+move, to its end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
 
 from terrace import VARIANTS
 
-from .bot import load_bot
+from .bot import Bot, Choice, View, load_bot
+from .pace import DEFAULT_PACE, Pace, pace_named, split_pace
 from .sdk import Racer, RaceResult, SDKError
+from .watch import Watcher
 
 log = logging.getLogger("terrace.bot")
 
+DEFAULT_LINEUP = "greedy:2,planner:1"
+DEFAULT_MAX_BOTS = 30  # house bots connected at once, waiting and racing, over every variant
+PLAY_ON_FOR = 2.0  # seconds a house bot plays on at full speed once every person finished, then resigns
 
-def parse_lineup(text: str) -> list[tuple[str, int]]:
-    """``"greedy:2,planner:1"`` -> ``[("greedy", 2), ("planner", 1)]``; a bare name counts 1.
 
-    MODULE:CLASS specs work too: ``mybots:Fast:3``. Raises ValueError on bad text.
+@dataclass(frozen=True)
+class Slot:
+    """One entry of a lineup: a bot, its pace (None: the house's), how many wait per variant."""
+
+    spec: str
+    count: int = 1
+    pace: str | None = None
+
+
+def parse_lineup(text: str) -> list[Slot]:
+    """``"greedy:2,planner@fast"`` -> ``[Slot("greedy", 2), Slot("planner", 1, "fast")]``.
+
+    MODULE:CLASS specs work too (``mybots:Fast@slow:3``). Raises ValueError on bad text.
     """
-    lineup: list[tuple[str, int]] = []
+    lineup: list[Slot] = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         spec, _, count = part.rpartition(":")
         if not spec or not count.isdigit():
             spec, count = part, "1"
         if int(count) < 1:
             raise ValueError(f"house bot {part!r}: the count must be at least 1")
-        load_bot(spec)  # fail now, not in the middle of the night
-        lineup.append((spec, int(count)))
+        bot, pace = split_pace(spec)
+        load_bot(bot)  # fail now, not in the middle of the night
+        lineup.append(Slot(bot, int(count), pace))
     if not lineup:
         raise ValueError("no house bots given")
     return lineup
 
 
+@dataclass
+class _Seat:
+    """One house bot's place in the house's counts."""
+
+    slot: int  # index in the lineup
+    variant: str
+    waiting: bool = True  # counted among the bots waiting in the queue
+
+
+class House:
+    """Keeps ``lineup`` waiting in each of ``variants``; see the module docstring."""
+
+    def __init__(
+        self,
+        url: str,
+        lineup: list[Slot],
+        variants: list[str],
+        *,
+        goal: str | None = None,
+        races: int | None = None,
+        prefix: str = "house",
+        pace: str = DEFAULT_PACE,
+        max_bots: int = DEFAULT_MAX_BOTS,
+        seed: int | None = None,
+    ) -> None:
+        for v in variants:
+            if v not in VARIANTS:
+                raise ValueError(f"unknown variant {v!r}")
+        if sum(s.count for s in lineup) * len(variants) > max_bots:
+            raise ValueError(f"the lineup needs more than --max-bots {max_bots} bots")
+        self.url = url
+        self.lineup = lineup
+        self.variants = variants
+        self.goal = goal
+        self.races = races  # races per bot; a fixed lineup then (no bots added on demand)
+        self.prefix = prefix
+        self.paces = [pace_named(s.pace or pace) for s in lineup]
+        self.max_bots = max_bots
+        self.rng = random.Random(seed)
+        self.watcher = Watcher(url)
+        self.waiting: Counter[tuple[int, str]] = Counter()
+        self.bots = 0  # connected or connecting
+        self.results: list[RaceResult] = []
+        self._numbers: Counter[str] = Counter()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._ended = asyncio.Event()
+
+    async def run(self) -> list[RaceResult]:
+        """Run until every bot played ``races`` races (None: until cancelled); returns the results."""
+        await self.watcher.open()  # no server: fail here, before anything is said to be waiting
+        try:
+            for i in range(len(self.lineup)):
+                for v in self.variants:
+                    for _ in range(self.lineup[i].count):
+                        self._add(i, v)
+            log.info(
+                "house: %d bots waiting in the queue of %s (at most %d at once)",
+                self.bots,
+                ", ".join(self.variants),
+                self.max_bots,
+            )
+            while self._tasks:
+                await self._ended.wait()  # a bot's task ended (bots added meanwhile count too)
+                self._ended.clear()
+                for task in [t for t in self._tasks if t.done()]:
+                    self._tasks.discard(task)
+                    task.result()  # a bot the server refused stops the house
+        finally:
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self.watcher.close()
+        return self.results
+
+    def _add(self, slot: int, variant: str) -> None:
+        short = self.lineup[slot].spec.rsplit(":", 1)[-1].lower().removesuffix("bot") or "bot"
+        self._numbers[short + variant] += 1
+        name = f"{self.prefix}-{short}-{self._numbers[short + variant]}"
+        if len(self.variants) > 1:
+            name += "-" + variant
+        seat = _Seat(slot, variant)
+        self.waiting[slot, variant] += 1
+        self.bots += 1
+        task = asyncio.get_running_loop().create_task(self._race(name, seat))
+        task.add_done_callback(lambda _: self._ended.set())
+        self._tasks.add(task)
+
+    def seated(self, seat: _Seat) -> None:
+        """A waiting bot's race started: add bots so that as many wait as the lineup says."""
+        if not seat.waiting:
+            return
+        seat.waiting = False
+        key = (seat.slot, seat.variant)
+        self.waiting[key] -= 1
+        if self.races is not None:
+            return
+        while self.waiting[key] < self.lineup[seat.slot].count and self.bots < self.max_bots:
+            self._add(*key)
+
+    async def _race(self, name: str, seat: _Seat) -> None:
+        spec = self.lineup[seat.slot].spec
+        pace = self.paces[seat.slot]
+        inner = load_bot(spec)
+
+        def paced() -> Bot:
+            return Paced(inner(), pace, self, seat)
+
+        racer = Racer(paced, self.url, name=name)
+        try:
+            await racer.connect()
+            played = 0
+            while self.races is None or played < self.races:
+                if not seat.waiting:
+                    seat.waiting = True
+                    self.waiting[seat.slot, seat.variant] += 1
+                try:
+                    result = await racer.race(variant=seat.variant, goal=self.goal, house=True)
+                except SDKError as exc:
+                    log.error("%s: %s", name, exc)
+                    raise
+                log.info("%s: %s", name, result)
+                self.results.append(result)
+                played += 1
+                enough = self.waiting[seat.slot, seat.variant] >= self.lineup[seat.slot].count
+                if self.races is None and enough:
+                    log.info("%s: enough bots wait; going home", name)
+                    break
+        finally:
+            if seat.waiting:
+                self.waiting[seat.slot, seat.variant] -= 1
+                seat.waiting = False
+            self.bots -= 1
+            await racer.close()
+
+
+class Paced(Bot):
+    """A house bot: the lineup's bot, thinking at its pace while a person races."""
+
+    def __init__(self, inner: Bot, pace: Pace, house: House, seat: _Seat) -> None:
+        self.inner = inner
+        self.pace = pace
+        self.house = house
+        self.seat = seat
+        self.race = ""
+        self.moves = 0
+
+    def start(self, race: dict[str, Any]) -> None:
+        self.race = str(race["race"])
+        self.house.seated(self.seat)
+        if self.pace.median > 0:
+            self.house.watcher.watch(self.race)
+        self.inner.start(race)
+
+    async def choose(self, view: View, legal: list[str]) -> Choice:
+        if self.pace.median > 0:
+            seconds = self.pace.draw(self.house.rng, first=self.moves == 0)
+            await self.house.watcher.think(self.race, seconds)
+            gone = self.house.watcher.people_gone_for(self.race)
+            if gone is not None and gone > PLAY_ON_FOR:
+                return None  # nobody to race any more: resign rather than keep the next person waiting
+        self.moves += 1
+        choice = self.inner.choose(view, legal)
+        if inspect.isawaitable(choice):
+            choice = await choice
+        return choice
+
+    def finish(self, result: dict[str, Any]) -> None:
+        self.inner.finish(result)
+
+
 async def keep_house(
     url: str,
-    lineup: list[tuple[str, int]],
+    lineup: list[Slot],
     variants: list[str],
     *,
     goal: str | None = None,
     races: int | None = None,
     prefix: str = "house",
+    pace: str = DEFAULT_PACE,
+    max_bots: int = DEFAULT_MAX_BOTS,
 ) -> list[RaceResult]:
-    """Run every house bot until ``races`` races each (None: until cancelled)."""
-    for v in variants:
-        if v not in VARIANTS:
-            raise ValueError(f"unknown variant {v!r}")
-    seats: list[tuple[str, str, str]] = []  # name, bot spec, variant
-    for spec, count in lineup:
-        short = spec.rsplit(":", 1)[-1].lower().removesuffix("bot") or "bot"
-        for i in range(count):
-            for v in variants:
-                seats.append((f"{prefix}-{short}-{i + 1}{'-' + v if len(variants) > 1 else ''}", spec, v))
-    log.info("house: %d bots waiting in the queue of %s", len(seats), ", ".join(variants))
-    done = await asyncio.gather(*(_seat(url, name, spec, v, goal, races) for name, spec, v in seats))
-    return [r for results in done for r in results]
-
-
-async def _seat(
-    url: str, name: str, spec: str, variant: str, goal: str | None, races: int | None
-) -> list[RaceResult]:
-    racer = Racer(load_bot(spec), url, name=name)
-    results: list[RaceResult] = []
-    try:
-        await racer.connect()
-        while races is None or len(results) < races:
-            try:
-                result = await racer.race(variant=variant, goal=goal, house=True)
-            except SDKError as exc:
-                log.error("%s: %s", name, exc)
-                raise
-            log.info("%s: %s", name, result)
-            results.append(result)
-    finally:
-        await racer.close()
-    return results
+    """Run a :class:`House` until ``races`` races each (None: until cancelled)."""
+    house = House(url, lineup, variants, goal=goal, races=races, prefix=prefix, pace=pace, max_bots=max_bots)
+    return await house.run()

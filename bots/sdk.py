@@ -26,18 +26,23 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from terrace.conversation import Message, backoff
+from link import HelloRefused, News, Offline, Session
+from terrace.conversation import Message
 from terrace.protocol import MSGPACK
+from terrace.session import RECONNECT_FOR
+from terrace.variants import VARIANTS
 
 from .bot import Bot, BotFactory
-from .link import Link, LinkClosed
 
 log = logging.getLogger("terrace.bot")
 
+STORE_RETRY = 0.25  # seconds between sends of a move the server answered store_down
+STORE_WAIT = 60.0  # how long a move is sent again while the store is away
 MAX_ILLEGAL = 3  # illegal moves in a row before the SDK resigns for a confused bot
 RECORD_POLL = 5.0  # seconds between record fetches while waiting for a missed `finished`
 # Move refusals that mean the race is over for us (time limit, grace): wait for `finished`.
-ENDED = frozenset({"player_finished", "race_not_running", "not_in_race"})
+# `no_race`: a race we were in that was archived while we were away.
+ENDED = frozenset({"player_finished", "race_not_running", "not_in_race", "no_race"})
 
 
 class SDKError(Exception):
@@ -89,91 +94,59 @@ class Racer:
         token: str | None = None,
         name: str | None = None,
         subprotocol: str = MSGPACK,
-        reconnect_for: float = 60.0,
+        reconnect_for: float = RECONNECT_FOR,
     ) -> None:
         self.factory = factory
-        self.url = url
-        self.home = url  # where a redirect to a node that is gone falls back to
-        self.token = token
-        self.name = name
-        self.subprotocol = subprotocol
-        self.reconnect_for = reconnect_for
-        self.link: Link | None = None
-        self.session: str | None = None
-        self.player: Message | None = None
-        self.reconnects = 0
+        self.link = Session(
+            url,
+            token=token,
+            name=name,
+            subprotocol=subprotocol,
+            reconnect_for=reconnect_for,
+            kind="bot",  # a guest bot is listed as a bot, not a person
+            on_push=self._heard,
+            on_news=self._news,
+            queue_pushes=True,
+        )
         self.record_poll = RECORD_POLL
-        self._resumed: Message | None = None  # a `started` pushed right after welcome
+        self._over: set[str] = set()  # races played to the end: a late `started` of theirs is stale
+
+    @property
+    def url(self) -> str:
+        return self.link.url
+
+    @property
+    def player(self) -> Message:
+        return self.link.player
+
+    @property
+    def reconnects(self) -> int:
+        return self.link.reconnects
 
     # ----- connection --------------------------------------------------------------
 
     async def connect(self) -> Message:
         """Open a connection and say hello; returns ``welcome``. Raises SDKError if refused."""
-        self.link = await Link.open(self.url, self.subprotocol)
-        hello: dict[str, Any] = {}
-        if self.session:
-            hello["session"] = self.session
-        elif self.token:
-            hello["token"] = self.token
-        elif self.name:
-            hello["name"] = self.name
-        welcome = await self.link.request("hello", **hello)
-        if welcome.get("code") == "bad_session" and (self.token or self.name):
-            self.session = None  # the server forgot us (a restart): start afresh
-            return await self._hello_again()
-        if welcome["type"] != "welcome":
-            await self.link.close()
-            raise SDKError(f"hello refused: {welcome.get('code')}: {welcome.get('message')}", welcome)
-        self.session = welcome["session"]
-        self.player = welcome["player"]
-        return welcome
-
-    async def _hello_again(self) -> Message:
-        assert self.link is not None
-        await self.link.close()
-        return await self.connect()
+        try:
+            return await self.link.connect()
+        except HelloRefused as exc:
+            raise SDKError(f"hello refused: {exc.code}: {exc}", exc.answer) from exc
 
     async def close(self) -> None:
-        if self.link is not None:
-            await self.link.close()
+        await self.link.close()
 
-    async def _reconnect(self, race: str | None) -> Message | None:
-        """Connect again with the session; returns the resumed ``started`` of ``race``, if any."""
-        deadline = time.monotonic() + self.reconnect_for
-        delays = backoff()
-        reason = self.link.ws.close_reason if self.link else ""
-        log.warning("%s: connection lost%s; reconnecting", self._who(), f" ({reason})" if reason else "")
-        while True:
-            try:
-                await self.connect()
-                break
-            except (LinkClosed, OSError) as exc:
-                self.url = self.home  # a node we were sent to may be gone: its races move on elsewhere
-                delay = next(delays)
-                if time.monotonic() + delay > deadline:
-                    raise SDKError(f"could not reconnect for {self.reconnect_for:.0f} s: {exc}") from exc
-                await asyncio.sleep(delay)
-        self.reconnects += 1
-        assert self.link is not None
-        if race is None:
-            return None
-        try:  # the server sends `started` at once after welcome if the race goes on for us
-            started = await self.link.push("started", race=race, timeout=2.0)
-        except TimeoutError:
-            return None
-        log.info("%s: back in race %s at seq %s", self._who(), race, started.get("seq"))
-        return started
+    def _heard(self, msg: Message) -> None:
+        if msg.get("type") == "started" and msg.get("resumed"):
+            log.info("%s: back in race %s at seq %s", self._who(), msg.get("race"), msg.get("seq"))
 
-    async def _follow(self, answer: Message) -> None:
-        """A ``redirect``: the race lives on another node; say hello there (our session is this node's)."""
-        log.info("%s: race %s is on %s", self._who(), answer.get("race"), answer.get("url"))
-        await self.close()
-        self.url = str(answer["url"])
-        self.link = None
-        await self._reconnect(None)
+    def _news(self, news: News) -> None:
+        if news.kind == "lost":
+            log.warning("%s: %s; reconnecting (attempt %d)", self._who(), news.reason, news.attempt)
+        elif news.kind == "gone" and news.reason != "closed":
+            log.warning("%s: gave up on the server: %s", self._who(), news.reason)
 
     def _who(self) -> str:
-        return (self.player or {}).get("name") or self.name or "bot"
+        return str(self.player.get("name") or self.link.policy.name or "bot")
 
     # ----- racing ------------------------------------------------------------------
 
@@ -187,7 +160,7 @@ class Racer:
         house: bool = False,
     ) -> RaceResult:
         """Play one race: ``race`` to join that race, else queue for ``variant``/``goal``/``pool``."""
-        if self.link is None or self.link.closed:
+        if self.link.conn is None or self.link.gone is not None:
             await self.connect()
         started = await self._until_started(variant, goal, pool, race, house)
         race_id = started["race"]
@@ -215,10 +188,11 @@ class Racer:
                     await self._request("resign", race=race_id)
                     break
             elif answer.get("code") in ENDED:
-                break  # the race ended for us meanwhile (time limit, grace)
+                break  # the race ended for us meanwhile (time limit, grace, archived while away)
             else:
                 raise SDKError(f"move refused: {answer.get('code')}: {answer.get('message')}", answer)
         finished = await self._finished(race_id)
+        self._over.add(race_id)
         result = self._result(finished, info, total_illegal)
         bot.finish(result.to_dict())
         return result
@@ -226,78 +200,58 @@ class Racer:
     async def _until_started(
         self, variant: str, goal: str | None, pool: str, race: str | None, house: bool
     ) -> Message:
+        if race is not None:
+            answer = await self._request("join", race=race)
+            ok = answer["type"] == "joined" or answer.get("code") == "already_in_race"
+        else:
+            fields = {"variant": variant, "pool": pool, "house": house}
+            if goal is not None:
+                fields["goal"] = goal
+            answer = await self._request("queue", **fields)
+            # already in a race: our hello put us back into it, and its `started` is on its way
+            ok = answer["type"] == "queued" or answer.get("code") == "already_in_race"
+        if not ok:
+            raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
         while True:
-            if self._resumed is not None:  # the hello put us straight back into a race
-                started, self._resumed = self._resumed, None
+            started = await self._wait("started", race=race)
+            if started["race"] not in self._over:
                 return started
-            assert self.link is not None
-            try:
-                if race is not None:
-                    answer = await self.link.request("join", race=race)
-                    if answer["type"] == "redirect":
-                        await self._follow(answer)
-                        continue
-                    ok = answer["type"] == "joined" or answer.get("code") == "already_in_race"
-                else:
-                    fields = {"variant": variant, "pool": pool, "house": house}
-                    if goal is not None:
-                        fields["goal"] = goal
-                    answer = await self.link.request("queue", **fields)
-                    ok = answer["type"] == "queued"
-                    if answer.get("code") == "already_in_race":  # our hello's `started` is on its way
-                        return await self.link.push("started", timeout=5.0)
-                if not ok:
-                    raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
-                return await self.link.push("started", race=race)
-            except LinkClosed:
-                self._resumed = await self._reconnect(race)
 
     async def _move(self, race: str, seq: int, move: str) -> Message:
-        """Send one move; after a lost connection, resume and send it again with the same seq."""
-        resumed = True
+        """A move's answer; sent again with its ``seq`` while the server's store is away (a Redis
+        restart or failover), for up to ``STORE_WAIT`` seconds."""
+        deadline = time.monotonic() + STORE_WAIT
         while True:
-            assert self.link is not None
-            try:
-                answer = await self.link.request("move", race=race, seq=seq, move=move)
-                if answer["type"] != "redirect":
-                    if not resumed and answer.get("code") == "no_race":
-                        return {"type": "error", "code": "race_not_running"}  # it ended while we were away
-                    return answer
-                await self._follow(answer)
-                await asyncio.sleep(0.2)  # the owner may be gone: its lease runs out within seconds
-            except LinkClosed:
-                # Sent again below: the server answers it once, whether or not it was applied (or
-                # that the race is over, or that it lives on another node now).
-                resumed = await self._reconnect(race) is not None
+            answer = await self._request("move", race=race, seq=seq, move=move)
+            if answer.get("code") != "store_down" or time.monotonic() > deadline:
+                return answer
+            await asyncio.sleep(STORE_RETRY)
 
-    async def _request(self, type_: str, **fields: Any) -> Message | None:
-        assert self.link is not None
+    async def _request(self, type_: str, **fields: Any) -> Message:
+        """A request's answer; across drops the session sends it again (a move keeps its seq)."""
         try:
-            answer = await self.link.request(type_, **fields)
-            if answer["type"] == "redirect":
-                await self._follow(answer)
-                assert self.link is not None
-                answer = await self.link.request(type_, **fields)
-            return answer
-        except LinkClosed:
-            await self._reconnect(fields.get("race"))
-            return None
+            return await self.link.request(type_, **fields)
+        except Offline as exc:
+            raise SDKError(f"lost the server: {exc}") from exc
+
+    async def _wait(self, *types: str, race: str | None = None, timeout: float | None = None) -> Message:
+        try:
+            return await self.link.push(*types, race=race, timeout=timeout)
+        except Offline as exc:
+            raise SDKError(f"lost the server: {exc}") from exc
 
     async def _finished(self, race: str) -> Message:
         """The race's ``finished`` push, or its record if the push was missed while away."""
         while True:
-            assert self.link is not None
             try:
-                return await self.link.push("finished", race=race, timeout=self.record_poll)
+                return await self._wait("finished", race=race, timeout=self.record_poll)
             except TimeoutError:
-                answer = await self.link.request("record", race=race)
+                answer = await self._request("record", race=race)
                 if answer["type"] == "record":
                     record: Message = answer["race"]
                     return record
                 if answer.get("code") != "not_finished":
                     raise SDKError(f"race {race} vanished: {answer.get('message')}", answer) from None
-            except LinkClosed:
-                await self._reconnect(None)
 
     def _result(self, finished: Message, info: dict[str, Any], illegal: int) -> RaceResult:
         me = (self.player or {}).get("id")
@@ -331,7 +285,8 @@ def _goal_of(started: Message, asked: str | None) -> str:
     goal = started.get("goal") or asked
     if goal:
         return str(goal)
-    return "clear" if started.get("view", {}).get("variant") == "louis" else "terrace"
+    variant = VARIANTS.get(started.get("view", {}).get("variant"))
+    return variant.default_goal if variant else "terrace"
 
 
 async def play(
@@ -347,7 +302,7 @@ async def play(
     races: int | None = 1,
     house: bool = False,
     subprotocol: str = MSGPACK,
-    reconnect_for: float = 60.0,
+    reconnect_for: float = RECONNECT_FOR,
     on_result: Callable[[RaceResult], None] | None = None,
 ) -> list[RaceResult]:
     """Race ``factory``'s bots ``races`` times (None: for ever) and return the results.

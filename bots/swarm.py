@@ -16,10 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from link import Connection, Offline
 from terrace.conversation import Message
 
 from .bot import BotFactory, load_bot
-from .link import Link, LinkClosed
 from .sdk import _decide
 
 
@@ -77,8 +77,8 @@ class _Swarm:
 
     async def player(self, n: int) -> None:
         try:
-            link = await Link.open(self.url)
-        except LinkClosed:
+            link = await Connection.open(self.url)
+        except Offline:
             self.report.errors["connect_failed"] += 1
             return
         self.open += 1
@@ -97,14 +97,14 @@ class _Swarm:
                 if started is None:
                     return
                 await self._race(link, started)
-        except LinkClosed:
+        except Offline:
             self.report.errors["connection_lost"] += 1
         finally:
             self.report.rate_limited += link.rate_limited
             self.open -= 1
             await link.close()
 
-    async def _wait(self, link: Link, *types: str, race: str | None = None) -> Message | None:
+    async def _wait(self, link: Connection, *types: str, race: str | None = None) -> Message | None:
         """A push, or None once the swarm is done (players still queued stop waiting)."""
         waiter = asyncio.ensure_future(link.push(*types, race=race))
         done = asyncio.ensure_future(self.done.wait())
@@ -115,7 +115,7 @@ class _Swarm:
         waiter.cancel()
         return None
 
-    async def _race(self, link: Link, started: Message) -> None:
+    async def _race(self, link: Connection, started: Message) -> None:
         race, view, legal, seq = started["race"], started["view"], started["legal"], 0
         bot = self.factory()
         bot.start({"race": race, "variant": self.variant, "goal": started.get("goal", "terrace")})

@@ -13,17 +13,14 @@ mismatch, 2 usage. ``TERRACE_SERVER`` sets the default server.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 
 from rich.console import Console
 
+from link import default_server
+from link.command import run_command
 from terrace import VARIANTS
-
-from . import config
-from .link import Offline, Refused
 
 Command = Callable[[argparse.Namespace, Console], Awaitable[int]]
 
@@ -39,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     def server(sp: argparse.ArgumentParser) -> None:
         sp.add_argument(
             "--server",
-            default=config.default_server(),
+            default=default_server(),
             help="websocket URL (default $TERRACE_SERVER or local)",
         )
 
@@ -157,21 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--count must be 1..100")
     out = Console(highlight=False)
 
-    async def guarded() -> int:
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            if task is not None:
-                loop.add_signal_handler(sig, task.cancel)
-        try:
-            return await _command(args.command)(args, out)
-        except (Offline, Refused) as exc:
-            print(f"terrace: {exc}", file=sys.stderr)
-            return 1
-        except asyncio.CancelledError:
-            return 130
-
-    return asyncio.run(guarded())
+    return run_command(_command(args.command)(args, out), "terrace")
 
 
 if __name__ == "__main__":

@@ -11,29 +11,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console, Group
 from rich.live import Live
 
+from link import Connection, fetch
 from terrace.conversation import Message
-
-from .link import Connection, fetch
+from terrace.messages import RacesAnswer
 
 
 async def races(args: argparse.Namespace, out: Console) -> int:
     """``terrace races``: args.server, args.json."""
-    from .render import lobby
+    from .render import finished_races, lobby
 
-    answer = await fetch(args.server, "races")
+    # Typed, so a key the server does not send (the old ``recent``) is a type error.
+    answer = cast(RacesAnswer, await fetch(args.server, "races"))
     if args.json:
-        print(json.dumps({"races": answer.get("races", []), "recent": answer.get("recent", [])}))
+        print(json.dumps({"races": answer["races"], "finished": answer["finished"]}))
         return 0
-    listed = answer.get("races", [])
+    listed = answer["races"]
     out.print(lobby(listed) if listed else "No races right now.")
-    recent = answer.get("recent", [])
-    if recent:
-        out.print(f"{len(recent)} recently finished: " + ", ".join(r["id"] for r in recent[:10]))
+    if answer["finished"]:
+        out.print(finished_races(answer["finished"]))
     return 0
 
 
@@ -109,10 +109,8 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
 
 
 async def _watch_json(w: _Watch, conn: Connection, args: argparse.Namespace) -> int:
-    original = conn.on_push
-
     def show(msg: Message) -> None:
-        original(msg)
+        w.push(msg)
         print(json.dumps(msg), flush=True)
 
     conn.on_push = show

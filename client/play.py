@@ -18,24 +18,30 @@ from typing import Any
 
 from rich.console import Console
 
-from terrace.conversation import Message, backoff
+from link import Connection, HelloRefused, News, Refused, Session, checked
+from terrace.conversation import Message
 
 from . import config
-from .link import Connection, Offline, Refused
 from .screen import Screen
 from .table import Outcome, View
 
-RECONNECT_FOR = 60.0  # the server's default grace period
+QUEUED_ALONE = (
+    "Nobody else is waiting for {variant} now: your race starts when someone else queues for it."
+    " Ctrl-C leaves the queue."
+)
+STILL_WAITING = 20.0  # seconds in the queue before the player is told again that nobody came
 
 
 class RaceTable:
     def __init__(self, url: str, hello: dict[str, Any]) -> None:
-        self.url = url
-        self.home = url  # where a redirect to a node that is gone falls back to
-        self.hello = hello
-        self.conn: Connection | None = None
-        self.session: str | None = None
-        self.player: Message = {}
+        self.link = Session(
+            url,
+            token=hello.get("token"),
+            name=hello.get("name"),
+            on_push=self._push,
+            on_news=self._news,
+        )
+        self.link.policy.session = hello.get("session")
         self.race: Message = {}  # the latest race summary
         self.title = "terrace"
         self.started: asyncio.Future[Message] | None = None
@@ -48,101 +54,54 @@ class RaceTable:
         self.ends_at: float | None = None  # local monotonic time the race ends
         self.status_line: str | None = None  # connection news for the screen
         self.on_change: Callable[[], None] = lambda: None
-        self._online = asyncio.Event()
-        self._reconnecting: asyncio.Task[None] | None = None
-        self._gone: str | None = None  # why the table gave up on the server
-        self._moving = False  # following a redirect: the old connection closes on purpose
 
     # ----- connection ----------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return self.link.url
+
+    @property
+    def conn(self) -> Connection | None:
+        return self.link.conn
+
+    @property
+    def session(self) -> str | None:
+        return self.link.policy.session
+
+    @session.setter
+    def session(self, value: str | None) -> None:
+        self.link.policy.session = value
+
+    @property
+    def player(self) -> Message:
+        return self.link.player
 
     async def connect(self) -> Message:
         """Open and say hello; raises Refused (bad token, taken name) or Offline."""
         loop = asyncio.get_running_loop()
         self.started = self.started or loop.create_future()
         self.finished = self.finished or loop.create_future()
-        self.conn = await Connection.open(self.url, on_push=self._push)
-        hello = {"session": self.session} if self.session else self.hello
         try:
-            welcome = await self.conn.ask("hello", **hello)
-        except Refused as e:  # another node, which does not know our session: hello afresh
-            if e.code != "bad_session":
-                raise
-            welcome = await self.conn.ask("hello", **self.hello)
-        self.session, self.player = welcome["session"], welcome["player"]
-        self._online.set()
-        self.conn.closed.add_done_callback(self._dropped)
-        return welcome
+            return await self.link.connect()
+        except HelloRefused as exc:
+            raise Refused(exc.answer) from exc
 
-    def _dropped(self, closed: asyncio.Future[str]) -> None:
-        if self._moving:
-            return
-        self._online.clear()
-        if self.finished is not None and self.finished.done():
-            return
-        if closed.result() in ("closed", "this player connected from somewhere else"):
-            self.status_line = f"Disconnected: {closed.result()}."
-            self.on_change()
-            return
-        self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect(closed.result()))
-
-    async def _reconnect(self, reason: str) -> None:
-        deadline = time.monotonic() + RECONNECT_FOR
-        for attempt, delay in enumerate(backoff(), 1):
-            self.status_line = f"Connection lost ({reason}); reconnecting, attempt {attempt}…"
-            self.on_change()
-            await asyncio.sleep(delay)
-            try:
-                await self.connect()
-                self.status_line = "Reconnected: back in the race."
-                self.on_change()
-                return
-            except (Offline, OSError):
-                self.url = self.home  # a node we were sent to may be gone: its races move on elsewhere
-                if time.monotonic() > deadline:
-                    self.status_line = "Could not reconnect: the server is gone."
-                    self._gone = f"could not reconnect to {self.url} for {RECONNECT_FOR:.0f} s"
-                    self._online.set()  # wakes waiting requests, which now fail
-                    self.on_change()
-                    return
+    def _news(self, news: News) -> None:
+        if news.kind == "lost":
+            self.status_line = f"Connection lost ({news.reason}); reconnecting, attempt {news.attempt}…"
+        elif news.kind == "back":
+            self.status_line = "Reconnected: back in the race."
+        elif news.reason != "closed":
+            self.status_line = f"Disconnected: {news.reason}."
+        self.on_change()
 
     async def close(self) -> None:
-        if self._reconnecting is not None:
-            self._reconnecting.cancel()
-        if self.conn is not None:
-            await self.conn.close()
+        await self.link.close()
 
     async def ask(self, type_: str, **fields: Any) -> Message:
-        """A request that survives a dropped line: waits for the reconnect, then sends it again."""
-        while True:
-            await self._online.wait()
-            if self._gone:
-                raise Offline(self._gone)
-            assert self.conn is not None
-            try:
-                answer = await self.conn.send(type_, **fields)
-            except Offline:
-                await asyncio.sleep(0)  # the drop callback clears _online and starts the reconnect
-                continue
-            if answer.get("type") != "redirect":
-                return answer
-            await self._follow(str(answer["url"]))
-
-    async def _follow(self, url: str) -> None:
-        """A ``redirect``: the race lives on the node at ``url``; say hello there and ask again."""
-        old, self._moving = self.conn, True
-        try:
-            if old is not None:
-                await old.close()
-            self.url = url
-            try:
-                await self.connect()
-                return
-            except (Offline, OSError):
-                self.url = self.home  # the owner is gone: ask home again once its lease runs out
-            await asyncio.sleep(0.5)
-            await self.connect()
-        finally:
-            self._moving = False
+        """A request that survives a dropped line and follows redirects (``error`` answers included)."""
+        return await self.link.request(type_, **fields)
 
     # ----- pushes --------------------------------------------------------------------
 
@@ -190,8 +149,9 @@ class RaceTable:
         return f"{text} · {self.status_line}" if self.status_line else text
 
     def over(self) -> str | None:
-        if self._gone:
-            return f"Lost the server: {self._gone}."
+        gone = self.link.gone
+        if gone and gone != "closed":
+            return f"Lost the server: {gone}."
         if self.finished is not None and self.finished.done() and not self.finished.exception():
             return "The race is over."
         if self.my_finish:
@@ -221,7 +181,14 @@ class RaceTable:
                 return "You resigned."
             return str(answer.get("message"))
 
-        return {"resign": resign}
+        async def leave() -> str:
+            answer = await self.ask("leave", race=self.race["id"])
+            if answer["type"] == "left":
+                self.my_finish = "left"
+                return "You left the race: it is over for you, and you may race again at once."
+            return str(answer.get("message"))
+
+        return {"resign": resign, "leave": leave}
 
 
 def _news(events: list[Message]) -> str:
@@ -236,14 +203,31 @@ def _news(events: list[Message]) -> str:
 
 # ----- the command ---------------------------------------------------------------------
 
+LEFT_SCREEN = (
+    "You left the screen; the race goes on without you. Run `terrace play` again to come back "
+    "(within the server's grace period, 60 s by default), or type `leave` there to drop out."
+)
+
 
 def hello_fields(args: argparse.Namespace) -> dict[str, Any]:
-    """Who to say hello as: --name (a guest), else the token stored for this server, else a guest."""
-    if getattr(args, "name", None):
-        return {"name": args.name}
-    stored = config.load_token(args.server)
+    """Who to say hello as, and the session to try first (it puts us back into a race).
+
+    --name: that name's stored token, else that guest (with its stored session, if we last
+    played as it here); else the server's default stored account; else the guest we last
+    played as here; else a new guest.
+    """
+    stored = config.load_session(args.server)
+    name = getattr(args, "name", None)
+    if name:
+        named = config.load_token(args.server, name)
+        if named:
+            return {"token": named["token"]}
+        return {"name": name, **({"session": stored["session"]} if stored and stored["name"] == name else {})}
+    account = config.load_token(args.server)
+    if account:
+        return {"token": account["token"]}
     if stored:
-        return {"token": stored["token"]}
+        return {"name": stored["name"], "session": stored["session"]}
     return {}
 
 
@@ -253,53 +237,62 @@ async def play(args: argparse.Namespace, out: Console) -> int:
     try:
         welcome = await table.connect()
         me = welcome["player"]["name"]
+        config.save_session(args.server, me, welcome["session"])
         out.print(f"Connected to {args.server} as [bold]{me}[/bold].")
-        race_id = await _find_race(table, args, out)
+        race_id = await _find_race(table, welcome, args, out)
         if race_id is None:
             return 0
         assert table.started is not None
         if not table.started.done():
             out.print("Waiting for the race to start…  (Ctrl-C to leave)")
             await _countdown(table, out)
-        screen = Screen(table, me=me)
+        screen = Screen(table, me=me, confirm=("quit", "resign", "leave"))
         table.on_change = screen.changed
         ended = await screen.run()
         if ended is None:
+            out.print(LEFT_SCREEN)
+            return 0
+        assert table.finished is not None
+        if table.my_finish == "left" and not table.finished.done():
             out.print(
-                "You left the race; it goes on without you (reconnect within the grace period with the same name)."
+                f"{ended} Race again with: terrace play --queue {table.race.get('variant') or 'terrace'}"
             )
             return 0
-        if table.finished is not None and not table.finished.done():
-            out.print(f"{ended} Waiting for the others… (Ctrl-C to leave)")
+        if not table.finished.done():
+            out.print(f"{ended} Waiting for the others… (Ctrl-C to stop waiting)")
             await table.finished
-        from .render import standings
+        from .layout import end_screen
 
-        assert table.finished is not None
-        out.print(standings(table.finished.result()["results"], me))
+        out.print(end_screen({**table.race, **table.finished.result()}, me))
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()
 
 
-async def _find_race(table: RaceTable, args: argparse.Namespace, out: Console) -> str | None:
-    assert table.started is not None
-    if table.started.done():  # a hello that put us back into a race
-        return str(table.started.result()["race"])
+async def _find_race(
+    table: RaceTable, welcome: Message, args: argparse.Namespace, out: Console
+) -> str | None:
+    if welcome.get("race"):  # a race goes on for us: the server pushes its `started` now
+        table.race = {**table.race, "id": welcome["race"]}
+        out.print(f"Back in race {welcome['race']}: it went on while you were away.")
+        return str(welcome["race"])
     if args.queue:
         fields = {"variant": args.queue, **({"goal": args.goal} if args.goal else {})}
         queued = await table.ask("queue", **fields)
-        _check(queued)
+        checked(queued)
         out.print(f"Queued for {queued['variant']} (goal {queued['goal']}), position {queued['position']}.")
+        if queued["position"] == 1:
+            out.print(QUEUED_ALONE.format(variant=queued["variant"]))
         return "queued"
     if args.race:
-        _check(await table.ask("join", race=args.race))
+        checked(await table.ask("join", race=args.race))
         return str(args.race)
     if args.create:
         fields = {"variant": args.create, "seats": args.seats, "start": "full", "join": True}
         if args.goal:
             fields["goal"] = args.goal
         created = await table.ask("create", **fields)
-        _check(created)
+        checked(created)
         table.race = created["race"]
         out.print(f"Created race {created['race']['id']}: it starts when {args.seats} players have joined.")
         return str(created["race"]["id"])
@@ -322,16 +315,22 @@ async def _pick(table: RaceTable, out: Console) -> str | None:
     from terrace import VARIANTS
 
     if answer in VARIANTS:
-        _check(await table.ask("queue", variant=answer))
+        checked(await table.ask("queue", variant=answer))
         return "queued"
-    _check(await table.ask("join", race=answer))
+    checked(await table.ask("join", race=answer))
     return answer
 
 
 async def _countdown(table: RaceTable, out: Console) -> None:
     assert table.started is not None
     shown: set[int] = set()
+    since = time.monotonic()
     while not table.started.done():
+        if not table.race and since and time.monotonic() - since > STILL_WAITING:
+            out.print(
+                f"Still waiting after {STILL_WAITING:.0f} s: nobody else has queued yet. Ctrl-C leaves the queue."
+            )
+            since = 0.0
         starts_at = table.race.get("starts_at")
         if starts_at and table.race.get("state") == "countdown":
             left = max(0, round((starts_at - time.time() * 1000) / 1000))
@@ -339,8 +338,3 @@ async def _countdown(table: RaceTable, out: Console) -> None:
                 shown.add(left)
                 out.print(f"Starting in {left}…")
         await asyncio.wait([table.started], timeout=0.2)
-
-
-def _check(answer: Message) -> None:
-    if answer.get("type") == "error":
-        raise Refused(answer)

@@ -23,11 +23,11 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 import terrace
+from link import Refused, fetch
 from terrace.audit import Audit, Check, audit
 from terrace.conversation import Message
 
 from . import config
-from .link import Refused, fetch
 from .render import board
 
 OK, BAD = "✓", "✗"
@@ -60,12 +60,24 @@ async def register(args: argparse.Namespace, out: Console) -> int:
         return 1
     player = answer.get("player") or {}
     name = str(player.get("name", args.name))
-    path = config.save_token(args.server, name, str(answer["token"]), str(player.get("kind", kind)))
+    others = [n for n in config.accounts(args.server) if n.casefold() != name.casefold()]
+    path, replaced = config.save_token(args.server, name, str(answer["token"]), str(player.get("kind", kind)))
     if _opt(args, "json", False):
-        print(json.dumps({"player": player, "stored": str(path)}))
+        print(json.dumps({"player": player, "stored": str(path), "replaced": replaced is not None}))
         return 0
     _say(out, f"{OK} Registered {name} ({player.get('kind', kind)}) on {args.server}.", "green")
     _say(out, f"Its token is stored in {path} (readable by you only).")
+    if replaced is not None:  # the server forgot the old account (a restart of a memory store)
+        _say(
+            out,
+            f"It replaces the token stored before for {name} on this server, which the server no longer knew.",
+        )
+    if others:
+        _say(
+            out,
+            f"Also stored for this server: {', '.join(others)}. `terrace play` now races as {name}; "
+            f"`terrace play --name {others[0]}` races as {others[0]}.",
+        )
     _say(out, "The server shows a token only this once: keep that file, or register again under a new name.")
     return 0
 

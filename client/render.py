@@ -6,18 +6,19 @@ lobby and ``replay`` print what these return. Cards are drawn with suit symbols
 engine lists places (docs/ENGINE.md, "Views") and fits in 80 columns. The
 standings sit beside the board when the terminal is wide enough, else below.
 
-:func:`to_text` renders any of them as plain text, for tests and line mode.
+:func:`to_text` renders any of them as plain text, for tests and line mode. The play
+screen composed from these parts, and the end of a race, are in :mod:`client.layout`.
+Longer than most modules on purpose: every way the client draws a card is here, once.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rich import box
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.measure import Measurement
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -87,11 +88,12 @@ def _plural(n: int, word: str) -> str:
 # ----- boards --------------------------------------------------------------------------
 
 
-def board(view: View) -> RenderableType:
-    """The board of a view (docs/ENGINE.md "Views"): the Terrace family's or Louis's layout."""
+def board(view: View, compact: bool = False) -> RenderableType:
+    """The board of a view (docs/ENGINE.md "Views"): the Terrace family's or Louis's layout;
+    ``compact`` saves lines for a short terminal."""
     if view.get("variant") == "louis" or "heaps" in view:
         return _louis(view)
-    return _family(view)
+    return _family(view, compact)
 
 
 def _grid() -> Table:
@@ -107,7 +109,7 @@ def _status(view: View) -> Text | None:
     if status == "won":
         return Text("WON!", style="bold green")
     if status == "lost":
-        return Text("LOST: no more moves", style="bold red")
+        return Text("STUCK: no more moves, the game is lost", style="bold red")  # standings say `stuck`
     return None
 
 
@@ -121,7 +123,7 @@ def _headline(view: View, parts: Sequence[str | Text]) -> Text:
     return line
 
 
-def _family(view: View) -> RenderableType:
+def _family(view: View, compact: bool = False) -> RenderableType:
     base = view.get("base")
     terrace: list[str] = list(view.get("terrace", []))
     parts: list[str | Text] = [
@@ -153,7 +155,7 @@ def _family(view: View) -> RenderableType:
     else:
         row = Text("cleared ✓", style="bold green")
     grid.add_row("terrace", row)
-    grid.add_row("foundations", _family_foundations(view.get("foundations", {})))
+    grid.add_row("foundations", _family_foundations(view.get("foundations", {}), compact))
     for name, pile in view.get("piles", {}).items():
         grid.add_row(f"pile {name}", cards(pile) if pile else _empty("·· gap"))
     grid.add_row("waste", _waste(view))
@@ -161,16 +163,20 @@ def _family(view: View) -> RenderableType:
     return Group(*lines)
 
 
-def _family_foundations(foundations: Mapping[str, Sequence[str]]) -> Table:
+def _family_foundations(foundations: Mapping[str, Sequence[str]], compact: bool = False) -> Table:
+    """Each foundation's name, base card, top card and count; ``compact``: names and tops only
+    (every foundation starts at the base rank, which the headline gives)."""
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="dim", no_wrap=True)
     for _ in foundations:
         grid.add_column(justify="right", no_wrap=True)
     grid.add_row("", *(Text(name, style="bold cyan") for name in foundations))
     piles = list(foundations.values())
-    grid.add_row("base", *(card(p[0]) if p else _empty() for p in piles))
+    if not compact:
+        grid.add_row("base", *(card(p[0]) if p else _empty() for p in piles))
     grid.add_row("top", *(card(p[-1]) if p else _empty() for p in piles))
-    grid.add_row("cards", *(Text(str(len(p)), style="dim") for p in piles))
+    if not compact:
+        grid.add_row("cards", *(Text(str(len(p)), style="dim") for p in piles))
     return grid
 
 
@@ -267,35 +273,60 @@ def _louis_foundations(view: View) -> Table:
 # ----- standings and lobby -------------------------------------------------------------
 
 
-def _player_name(player: Any) -> str:
+def player_name(player: Any) -> str:
     if isinstance(player, Mapping):
         return str(player.get("name") or player.get("id") or "?")
     return str(player) if player is not None else "?"
 
 
-def _race_time(ms: Any) -> str:
+def race_time(ms: Any) -> str:
     if not isinstance(ms, int | float):
         return ""
     tenths = int(ms) // 100
     return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
 
 
-def standings(rows: Sequence[Mapping[str, Any]], me: str | None = None) -> RenderableType:
-    """The standings table (PROTOCOL.md ``standings``): rows in place order; ``me`` (a name) marked ▶.
+def _shown_rows(rows: Sequence[Mapping[str, Any]], me: str | None, limit: int | None) -> list[int]:
+    """Which rows (indexes) fit in ``limit``: the leaders, and always ``me``'s own row."""
+    if limit is None or len(rows) <= limit:
+        return list(range(len(rows)))
+    mine = [i for i, r in enumerate(rows) if me is not None and player_name(r.get("player")) == me]
+    keep = max(1, limit) - len(mine[:1])
+    return sorted({*range(keep), *mine[:1]})
 
-    Place is the row's ``place`` once given, else its position (dim).
+
+def standings(
+    rows: Sequence[Mapping[str, Any]],
+    me: str | None = None,
+    *,
+    header: bool = True,
+    limit: int | None = None,
+) -> RenderableType:
+    """The standings table (PROTOCOL.md ``standings``): rows in place order; ``me`` (a name) marked ▶;
+    a program's name followed by ``bot``.
+
+    Place is the row's ``place`` once given, else its position (dim). ``limit`` rows at most:
+    the leaders and ``me``'s own row, which is always shown.
     """
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        collapse_padding=True,
+        show_edge=False,
+        pad_edge=False,
+        show_header=header,
+    )
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("player", no_wrap=True, max_width=18)
+    table.add_column("player", no_wrap=True, max_width=30)  # a 24-character name and " bot"
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("terrace", justify="right", no_wrap=True)
     table.add_column("moves", justify="right", no_wrap=True)
     table.add_column("finish", no_wrap=True)
     table.add_column("", no_wrap=True)  # connected
-    for i, row in enumerate(rows):
+    for i in _shown_rows(rows, me, limit):
+        row = rows[i]
         player = row.get("player")
-        name = _player_name(player)
+        name = player_name(player)
         mine = me is not None and name == me
         who = Text("▶ " if mine else "  ", style="bold yellow")
         who.append(name, style="bold yellow" if mine else "")
@@ -307,7 +338,7 @@ def standings(rows: Sequence[Mapping[str, Any]], me: str | None = None) -> Rende
         if finish:
             style = "green" if finish == "goal" else "red" if finish in ("stuck", "resigned") else "yellow"
             done = Text(str(finish), style=style)
-            when = _race_time(row.get("time"))
+            when = race_time(row.get("time"))
             if when:
                 done.append(" " + when, style="dim")
         elif row.get("finished"):
@@ -354,17 +385,53 @@ def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableT
     if kind == "rating":
         table.add_column("mu ± sigma", justify="right", style="dim")
     for row in answer.get("rows", []):
-        name = _player_name(row.get("player"))
+        name = player_name(row.get("player"))
         who = Text(name, style="bold yellow" if me is not None and name == me else "")
         value = row.get("value")
-        shown = _race_time(value) if kind == "fastest" else f"{value:.2f}" if kind == "rating" else str(value)
+        shown = race_time(value) if kind == "fastest" else f"{value:.2f}" if kind == "rating" else str(value)
         cells: list[Any] = [str(row.get("rank", "")), who, shown]
         if kind == "rating":
             cells.append(f"{row.get('mu', 0):.1f} ± {row.get('sigma', 0):.1f}")
         table.add_row(*cells)
     if not answer.get("rows"):
-        return Text(title + "\nNobody on this board yet.")
+        return Text(title + "\nNobody on this board yet. " + EMPTY_BOARD.get(str(kind), EMPTY_BOARD["wins"]))
     return table
+
+
+def finished_races(briefs: Sequence[Mapping[str, Any]]) -> RenderableType:
+    """Recently finished races (``races`` answer's ``finished``): id, variant, goal, winner, players."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
+    for column in ("finished race", "variant", "goal", "winner", "players"):
+        table.add_column(column, no_wrap=column != "players", overflow="fold")
+    for brief in briefs:
+        results = list(brief.get("results") or [])
+        first = [r for r in results if r.get("place") == 1]
+        winner = ", ".join(
+            f"{player_name(r.get('player'))} ({r.get('finish')}, {race_time(r.get('time'))})".replace(
+                ", )", ")"
+            )
+            for r in first
+        )
+        table.add_row(
+            str(brief.get("id", "?")),
+            str(brief.get("variant", "?")),
+            str(brief.get("goal", "?")),
+            winner or "-",
+            ", ".join(player_name(r.get("player")) for r in results),
+        )
+    return table
+
+
+_REGISTER = (
+    "Only registered players appear (a guest has no lasting name): `terrace register NAME`, then race."
+)
+EMPTY_BOARD = {
+    "rating": _REGISTER + " A race is rated when every player in it is a registered account of one"
+    " kind: people with people (pool humans), bots with bots (pool bots); races with guests or"
+    " house bots are not rated.",
+    "fastest": _REGISTER + " Your time counts when you reach the race's goal.",
+    "wins": _REGISTER + " A win is first place in a race of two or more.",
+}
 
 
 def lobby(races: Sequence[Mapping[str, Any]]) -> RenderableType:
@@ -387,7 +454,7 @@ def lobby(races: Sequence[Mapping[str, Any]]) -> RenderableType:
         players = list(race.get("players") or [])
         seated = Text(f"{len(players)}/{race.get('seats', '?')}", style="bold")
         if players:
-            seated.append("  " + ", ".join(_player_name(p) for p in players), style="")
+            seated.append("  " + ", ".join(player_name(p) for p in players), style="")
         entry = race.get("entry")
         if entry and entry != "all":
             seated.append(f"  ({entry} only)", style="dim")
@@ -403,70 +470,8 @@ def lobby(races: Sequence[Mapping[str, Any]]) -> RenderableType:
     return table
 
 
-# ----- the play screen -----------------------------------------------------------------
-
-
-class _Beside:
-    """Two renderables side by side when both fit the width, else one above the other."""
-
-    def __init__(self, left: RenderableType, right: RenderableType, gap: int = 3) -> None:
-        self.left, self.right, self.gap = left, right, gap
-
-    def _widths(self, console: Console, options: ConsoleOptions) -> tuple[int, int]:
-        left = Measurement.get(console, options, self.left).maximum
-        right = Measurement.get(console, options, self.right).maximum
-        return left, right
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        left, right = self._widths(console, options)
-        if left + self.gap + right <= options.max_width:
-            grid = Table.grid(padding=(0, self.gap))
-            grid.add_column(width=left)
-            grid.add_column(width=right)
-            grid.add_row(self.left, self.right)
-            yield grid
-        else:
-            yield self.left
-            yield Text()
-            yield self.right
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        left, right = self._widths(console, options)
-        return Measurement(max(left, right), left + self.gap + right)
-
-
-def screen(
-    view: View,
-    rows: Sequence[Mapping[str, Any]],
-    me: str | None,
-    clock: str | None,
-    title: str,
-    message: str | None,
-) -> RenderableType:
-    """The whole play screen: title (and clock), the board with the standings beside or below, the message.
-
-    A message starting with ``✗`` (a refused move, as the screen words it) is red.
-    """
-    head = Text(title, style="bold")
-    if clock:
-        head.append(f"    ⏱ {clock}", style="bold yellow")
-    parts: list[RenderableType] = [head]
-    body = board(view)
-    parts.append(_Beside(body, standings(rows, me)) if rows else body)
-    if message:
-        failed = message.lstrip().startswith(("✗", "✘"))
-        parts.append(Text(message, style="bold red" if failed else "green"))
-    return Group(*parts)
-
-
 def to_text(renderable: RenderableType, width: int = 100) -> str:
     """``renderable`` as plain text ``width`` columns wide (no colour, no styles)."""
     console = Console(record=True, width=width, color_system=None, file=io.StringIO(), highlight=False)
     console.print(renderable)
     return console.export_text()
-
-
-def lines(renderable: RenderableType, width: int = 100) -> Iterator[str]:
-    """The rendered text's lines, right-stripped."""
-    for line in to_text(renderable, width).splitlines():
-        yield line.rstrip()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import string
 import sys
 import threading
 from collections.abc import Iterable
@@ -22,12 +23,16 @@ from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 
 from .table import Table
+from .teach import cards_in_text, help_text, moves_of_card
 
-HELP = "Type a move (w3, 4f, tf, d for the stock; Tab completes), or: {commands}, help, quit."
+COMPACT_BELOW = 40  # terminal lines under which the screen saves lines (no blank lines, fewer rows)
+BOTTOM = 2  # lines under the screen: the move prompt and the bottom toolbar
+YES = frozenset({"y", "yes"})
 
 
 class _Moves(Completer):
@@ -37,19 +42,33 @@ class _Moves(Completer):
 
     def get_completions(self, document: Document, complete_event: object) -> Iterable[Completion]:
         typed = document.text_before_cursor.strip().lower()
-        for option in [*sorted(self.table.legal()), *self.words]:
+        legal = sorted(self.table.legal())
+        for option in [*legal, *self.words]:
             if option.lower().startswith(typed) or option.lower().replace("-", "").startswith(typed):
                 yield Completion(option, start_position=-len(document.text_before_cursor))
+        for option in moves_of_card(typed, self.table.view(), legal):  # a card typed: 10h or Th
+            yield Completion(option, start_position=-len(document.text_before_cursor))
 
 
 class Screen:
     """Runs one table until it is over or the player quits. ``me`` is highlighted in standings."""
 
-    def __init__(self, table: Table, me: str | None = None, width: int | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        me: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        confirm: Iterable[str] = (),
+    ) -> None:
         self.table = table
         self.me = me
         self.width = width
+        self.height = height
+        self.confirm = frozenset(confirm)  # words asked twice ("quit", "resign"): see handle()
         self.message: str | None = None
+        self.help: str | None = None  # shown in place of the board until the next input
+        self._asked: str | None = None  # the word waiting for its yes
         self._cache: tuple[object, str] | None = None  # (state key, rendered text)
         self._session: PromptSession[str] | None = None
         self._printed: str | None = None  # line mode: the screen last printed
@@ -59,28 +78,48 @@ class Screen:
 
     def _key(self) -> object:
         t = self.table
-        return (repr(t.view()), repr(t.standings()), self.message, t.over())
+        return (repr(t.view()), repr(t.standings()), self.message, self.help, t.over())
 
     def rendered(self, color: bool = True) -> str:
-        """The screen as text (ANSI colours when ``color``), rendered again only after a change."""
-        from .render import screen
+        """The screen as text (ANSI colours when ``color``), rendered again only after a change.
 
-        key = (self._key(), color)
+        It fits the terminal: below ``COMPACT_BELOW`` lines it saves lines, and if it is
+        still too tall the standings show fewer rows, the player's own row always among them."""
+        width, height = self.width or _width(), self.height or _height()
+        key = (self._key(), color, width, height)
         if self._cache is None or self._cache[0] != key:
-            buf = io.StringIO()
-            console = Console(
-                file=buf,
-                width=self.width or _width(),
-                color_system="truecolor" if color else None,
-                force_terminal=color,
-            )
-            console.print(
-                screen(
-                    self.table.view(), self.table.standings(), self.me, None, self.table.title, self.message
-                )
-            )
-            self._cache = (key, buf.getvalue())
+            compact = height < COMPACT_BELOW
+            text = self._draw(color, width, compact, None)
+            rows = len(self.table.standings())
+            limit = rows
+            while _lines(text) > height - BOTTOM and limit > 1:
+                limit -= 1
+                text = self._draw(color, width, compact, limit)
+            self._cache = (key, text)
         return self._cache[1]
+
+    def _draw(self, color: bool, width: int, compact: bool, limit: int | None) -> str:
+        from .layout import screen
+
+        buf = io.StringIO()
+        console = Console(
+            file=buf, width=width, color_system="truecolor" if color else None, force_terminal=color
+        )
+        t = self.table
+        console.print(
+            screen(
+                t.view(),
+                t.standings(),
+                self.me,
+                None,
+                t.title,
+                self.message,
+                compact=compact,
+                row_limit=limit,
+                help=self.help,
+            )
+        )
+        return buf.getvalue()
 
     def changed(self) -> None:
         """Something outside the prompt changed the table (a push): redraw now."""
@@ -95,32 +134,57 @@ class Screen:
         elif self._printed is not None:
             self._print_if_changed()
 
-    def _print_if_changed(self) -> None:
+    def _print_if_changed(self, said: str | None = None) -> None:
+        """Line mode: print the lines of the screen that changed since the last print (all of
+        it the first time), so a pipe or a screen reader gets news, not the board again;
+        ``said`` (the answer to the line just read) is printed even when it is the same as before."""
         text = self.rendered(color=False)
-        if text != self._printed:
-            self._printed = text
-            print(text, flush=True)
+        news = changed_lines(self._printed or "", text) if text != self._printed else []
+        self._printed = text
+        if said and said not in news:
+            news.append(said)
+        if news:
+            print("\n".join(news), flush=True)
 
     # ----- input ---------------------------------------------------------------------
 
     async def handle(self, text: str) -> bool:
-        """Act on one line of input; False when the player asked to quit."""
+        """Act on one line of input; False when the player asked to quit.
+
+        A word in ``confirm`` is asked about first ("Resign? y to confirm"): ``y``/``yes``
+        or the same word again does it, anything else is taken as usual and the question
+        drops."""
         text = text.strip()
         commands = self.table.commands()
+        self.help = None
+        word = text.lower()
+        if word in ("exit", "q"):
+            word = "quit"
+        asked, self._asked = self._asked, None
+        if asked is not None and (word in YES or word == asked):
+            word = asked
+        elif word in self.confirm:
+            self._asked = word
+            self.message = confirm_question(word)
+            return True
         if not text:
             return True
-        if text.lower() in ("quit", "exit", "q"):
+        if word == "quit":
             return False
-        if text.lower() in ("help", "?"):
-            self.message = HELP.format(commands=", ".join(commands) or "no commands")
-        elif text.lower() in commands:
-            self.message = await commands[text.lower()]()
+        if word in ("help", "?"):
+            variant = str(self.table.view().get("variant", "terrace"))
+            self.help = help_text(variant, self.table.view(), self.table.legal(), commands)
+            self.message = None
+        elif word in commands:
+            self.message = await commands[word]()
         else:
             outcome = await self.table.move(text)
-            self.message = (
+            variant = str(self.table.view().get("variant", "terrace"))
+            self.message = cards_in_text(
                 (outcome.move + (f"  {outcome.message}" if outcome.message else ""))
                 if outcome.ok
-                else (f"✗ {outcome.message}")
+                else (f"✗ {outcome.message}"),
+                variant,
             )
         return True
 
@@ -129,17 +193,23 @@ class Screen:
         if not sys.stdin.isatty():
             return await self._run_lines()
         self._session = PromptSession(
+            key_bindings=escape_keeps_keys(),
             history=InMemoryHistory(),
             completer=_Moves(self.table, [*self.table.commands(), "help", "quit"]),
             complete_while_typing=False,
             auto_suggest=AutoSuggestFromHistory(),  # earlier input, greyed ahead of the cursor
             bottom_toolbar=self._toolbar,
             refresh_interval=1.0,
+            reserve_space_for_menu=0,  # the screen fills the terminal: the bottom bar must not be pushed off
+            erase_when_done=True,  # each screen is drawn whole from the same line: no old screens above
         )
+        print("\x1b[2J\x1b[H", end="", flush=True)  # start at the top: the whole screen fits below
         with patch_stdout(raw=True):
             while self.table.over() is None:
                 try:
-                    text = await self._session.prompt_async(lambda: ANSI(self.rendered() + "\nmove> "))
+                    text = await self._session.prompt_async(
+                        lambda: ANSI(self.rendered().rstrip("\n") + "\nmove> ")
+                    )
                 except (EOFError, KeyboardInterrupt):
                     return None
                 if not await self.handle(text):
@@ -149,10 +219,12 @@ class Screen:
 
     def _toolbar(self) -> str:
         clock = self.table.clock()
-        return f" {self.table.title}" + (f"   ⏱ {clock}" if clock else "") + "   Tab: moves   help   quit"
+        # Short enough for 80 columns with a race's title and its clock.
+        return f" {self.table.title}" + (f" · ⏱ {clock}" if clock else "") + " · Tab, help, quit"
 
     async def _run_lines(self) -> str | None:
         lines = _stdin_lines()
+        self.height = self.height or 10_000  # no terminal to fit: every standings row
         self._printed = ""
         self._print_if_changed()
         while self.table.over() is None:
@@ -168,7 +240,7 @@ class Screen:
                 return None
             if not await self.handle(line):
                 return None
-            self._print_if_changed()
+            self._print_if_changed(self.message)
         return self.table.over()
 
 
@@ -189,7 +261,54 @@ def _stdin_lines() -> asyncio.Queue[str]:
     return queue
 
 
+def confirm_question(word: str) -> str:
+    """What the screen asks before ``word`` (``quit``, ``resign``) is done."""
+    what = {
+        "quit": "Quit? You can come back to a race you quit. Type y to quit, anything else to stay.",
+        "resign": "Resign? Your game ends here, placed by what you have home. Type y to resign.",
+        "leave": "Leave the race? It ends for you at once and you may race again. Type y to leave.",
+    }
+    return what.get(word, f"{word.capitalize()}? Type y to confirm.")
+
+
+def escape_keeps_keys() -> KeyBindings:
+    """Esc followed by a key types that key.
+
+    A terminal sends Alt+key as Esc then the key, so prompt_toolkit reads Esc then ``3``
+    as Alt+3 (a repeat count: ``3f`` became ``fff``) and Esc then ``f`` as a word motion.
+    A person who presses Esc to cancel and then types a move must get the move."""
+    kb = KeyBindings()
+
+    def typed(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text(event.key_sequence[-1].data)
+
+    for ch in string.ascii_letters + string.digits + "-> ?":
+        kb.add("escape", ch)(typed)  # if Esc and the key come in one read
+
+    @kb.add("escape", eager=True)
+    def _alone(event: KeyPressEvent) -> None:
+        """Esc alone does nothing (it never waits to swallow the next key)."""
+
+    return kb
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    """The lines of ``after`` that are not in ``before`` (in order), for line mode."""
+    old = set(before.splitlines())
+    return [line for line in after.splitlines() if line.strip() and line not in old]
+
+
+def _lines(text: str) -> int:
+    return len(text.rstrip("\n").splitlines())
+
+
 def _width() -> int:
     import shutil
 
-    return min(shutil.get_terminal_size((100, 30)).columns, 120)
+    return shutil.get_terminal_size((100, 30)).columns
+
+
+def _height() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((100, 30)).lines

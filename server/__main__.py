@@ -22,6 +22,7 @@ async def serve(config: config_module.Config) -> None:
     await server.start()
     host = config.host
     print(f"terrace-server listening on ws://{host}:{server.port}/ws", flush=True)
+    print(f"  live page http://{host}:{server.port}/", flush=True)
     print(
         f"  health http://{host}:{server.port}/healthz  metrics http://{host}:{server.port}/metrics",
         flush=True,

@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import math
 import os
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
@@ -38,10 +39,27 @@ class Config:
     standings_interval: float = 0.1  # standings pushes are coalesced over this window
     keep_finished: int = 1_000  # finished race records kept in memory
     search_workers: int = 2  # processes for the lost-game search
-
-    @property
-    def url(self) -> str:
-        return self.public_url or f"ws://{self.host}:{self.port}/ws"
+    # ----- holding under attack: every limit on one connection, address or player -----
+    max_write_buffer: int = 131_072  # unsent bytes past which a connection is cut off at its next write
+    send_buffer: int = 262_144  # the kernel's send buffer per socket (0: the kernel's own, megabytes)
+    slow_reader_deadline: float = 10.0  # seconds a connection may stay behind (over 32 KiB unsent)
+    bytes_per_token: int = 1_024  # a message costs 1 token plus 1 per this many bytes
+    address_rate: float = 1_000.0  # tokens per second shared by every connection from one address
+    address_burst: int = 5_000  # and its bucket size; kept while the address is away
+    control_frames: float = 10.0  # websocket pings and pongs a connection may send per second
+    handshake_timeout: float = 5.0  # seconds from accept to a finished websocket handshake
+    max_open_races_per_player: int = 3  # races a player created that have not started
+    max_open_races_per_address: int = 20  # the same, from every player of one address
+    open_race_timeout: float = 1_800.0  # seconds an unstarted race waits before it is cancelled
+    races_page: int = 200  # races in one `races` or `subscribe` answer
+    registrations_per_hour: int = 20  # accounts one address may register in an hour
+    origins: str = ""  # web origins besides the server's own pages that may open /ws ("*": any)
+    rated_seats_per_address: int = 1  # registered players of one address one race may seat (0: any)
+    winnable_seconds: float = 8.0  # longest a `create {deals: "winnable"}` waits for a proven deal
+    # ----- many nodes, one game (shared sessions, queues and races)
+    session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
+    redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL
+    redis_replica_acks: int = 0  # replicas that must have a move's log entry before it is answered
 
 
 _HELP = {
@@ -65,6 +83,27 @@ _HELP = {
     "standings_interval": "seconds over which standings pushes are coalesced",
     "keep_finished": "finished race records kept in memory",
     "search_workers": "worker processes for the lost-game search (kept off the event loop)",
+    # holding under attack
+    "max_write_buffer": "unsent bytes (beyond the kernel's send buffer) past which a connection is cut off",
+    "send_buffer": "kernel send buffer per socket in bytes (0: the kernel's own, which grows to megabytes)",
+    "slow_reader_deadline": "seconds a connection may stay behind in reading before it is cut off",
+    "bytes_per_token": "a message costs one token plus one per this many bytes",
+    "address_rate": "tokens per second shared by every connection from one address",
+    "address_burst": "tokens one address may spend at once (its bucket outlives its connections)",
+    "control_frames": "websocket control frames (ping, pong) a connection may send per second",
+    "handshake_timeout": "seconds a new connection has to finish its websocket handshake",
+    "max_open_races_per_player": "unstarted races one player may have created",
+    "max_open_races_per_address": "unstarted races the players of one address may have created",
+    "open_race_timeout": "seconds an unstarted race waits before it is cancelled",
+    "races_page": "races listed in one `races` or lobby `subscribe` answer",
+    "registrations_per_hour": "accounts one address may register in an hour",
+    "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
+    "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
+    "winnable_seconds": "longest a winnable-only create searches for a winnable deal before refusing",
+    # ----- many nodes, one game
+    "session_ttl": "seconds a session stays good on every node after its last hello",
+    "redis_mode": "'single' for one Redis, 'cluster' for Redis Cluster (--redis-url names any node)",
+    "redis_replica_acks": "Redis replicas that must have each move before it is answered (WAIT)",
 }
 
 
@@ -116,6 +155,14 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         problems.append("--queue-seats must be at least 2 (matchmaking makes races of two or more)")
     if not 0 < config.default_time_limit <= config.max_time_limit:
         problems.append("--default-time-limit must be positive and at most --max-time-limit")
+    if config.redis_url and urllib.parse.urlsplit(config.redis_url).scheme not in REDIS_SCHEMES:
+        problems.append(
+            f"--redis-url {config.redis_url!r} needs a scheme: redis://HOST:PORT/DB, rediss:// (TLS) or unix://PATH"
+        )
+    if config.redis_mode not in REDIS_MODES:
+        problems.append(f"--redis-mode must be one of {', '.join(REDIS_MODES)}")
+    if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
+        problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
     if problems:
         parser.error("; ".join(problems))
     return config
@@ -123,15 +170,33 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
 
 _ALIASES = {"redis_url": ("--redis",)}
 
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+REDIS_MODES = ("single", "cluster")
+
 _POSITIVE = (
     "max_frame",
     "rate",
     "burst",
     "search_workers",
+    "winnable_seconds",
     "max_conns_per_address",
     "max_pending",
     "max_seats",
     "max_time_limit",
+    # holding under attack
+    "max_write_buffer",
+    "slow_reader_deadline",
+    "bytes_per_token",
+    "address_rate",
+    "address_burst",
+    "control_frames",
+    "handshake_timeout",
+    "max_open_races_per_player",
+    "max_open_races_per_address",
+    "open_race_timeout",
+    "races_page",
+    "registrations_per_hour",
+    "session_ttl",
 )
 _NOT_NEGATIVE = (
     "countdown",
@@ -140,4 +205,7 @@ _NOT_NEGATIVE = (
     "standings_interval",
     "max_bad_messages",
     "keep_finished",
+    "send_buffer",
+    "rated_seats_per_address",
+    "redis_replica_acks",
 )

@@ -1,8 +1,18 @@
-"""One websocket connection: its subprotocol, its player, its limits, and how to reach it."""
+"""One websocket connection: its subprotocol, its player, its limits, and how to reach it.
+
+Pushes never wait for the client (``websockets.broadcast`` writes into the transport
+whatever is already waiting there), so a client that stops reading would grow the
+server's memory without bound. Every write goes through :class:`Outbound`'s rules
+instead: past ``behind`` unsent bytes a deadline starts, and a connection still
+behind when it passes, or one that already holds more than ``ceiling`` unsent bytes
+when something more is to be written, is cut off at once (its transport aborted: a close frame would only queue behind
+the data it does not read).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,30 +24,104 @@ from .accounts import Player
 from .limits import TokenBucket
 
 
+@dataclass(frozen=True)
+class Outbound:
+    """How much a client may leave unread, and for how long."""
+
+    behind: int  # unsent bytes past which the deadline runs (websockets' own write high-water mark)
+    ceiling: int  # unsent bytes past which nothing more is written: the connection is cut off
+    deadline: float  # seconds a connection may stay behind
+    on_cut: Callable[[], None] = lambda: None  # counts a slow reader cut off
+
+
+UNLIMITED = Outbound(behind=1 << 62, ceiling=1 << 62, deadline=float("inf"))
+
+
 @dataclass(eq=False)
 class Connection:
     ws: ServerConnection
     subprotocol: str
     address: str
     bucket: TokenBucket
+    outbound: Outbound = UNLIMITED
     player: Player | None = None
     bad_in_row: int = 0  # refused messages (bad, rate-limited, busy) since the last accepted one
     spectating: set[str] = field(default_factory=set)
+    _timer: asyncio.TimerHandle | None = None
+    cut: bool = False  # cut off as a slow reader
 
-    async def send(self, msg: dict[str, Any]) -> None:
-        """Send and wait for the socket to take it (answers: backpressure per client)."""
-        await self.ws.send(encode(msg, self.subprotocol))
+    async def send(self, msg: Mapping[str, Any]) -> None:
+        """Send and wait for the socket to take it (answers: backpressure per client), at most
+        the slow-reader deadline; a client that reads nothing for that long is cut off."""
+        data = encode(msg, self.subprotocol)
+        if not self.room_for(len(data)):
+            return
+        try:
+            async with asyncio.timeout(self.outbound.deadline if self.outbound.deadline < 1e9 else None):
+                await self.ws.send(data)
+        except TimeoutError:
+            self.cut_off()
 
-    def push(self, msg: dict[str, Any]) -> None:
-        """Send without waiting (pushes); a closed connection is skipped."""
-        broadcast([self.ws], encode(msg, self.subprotocol))
+    def push(self, msg: Mapping[str, Any]) -> None:
+        """Send without waiting (pushes); a closed or cut-off connection is skipped."""
+        data = encode(msg, self.subprotocol)
+        if self.room_for(len(data)):
+            broadcast([self.ws], data)
+
+    def buffered(self) -> int:
+        """Bytes written to this connection that the client has not taken yet (beyond the kernel's)."""
+        transport = self.ws.transport
+        return transport.get_write_buffer_size() if transport is not None else 0
+
+    def room_for(self, size: int) -> bool:
+        """Whether ``size`` more bytes may be written now; starts or clears the deadline, and
+        cuts the connection off if it is past the ceiling already (so one large answer to a client
+        that keeps up always goes out, and what is held never passes the ceiling by more than one
+        message)."""
+        if self.cut:
+            return False
+        waiting = self.buffered()
+        if waiting > self.outbound.ceiling:
+            self.cut_off()
+            return False
+        if waiting + size > self.outbound.behind:  # behind once this is written
+            if self._timer is None:
+                loop = asyncio.get_running_loop()
+                self._timer = loop.call_later(self.outbound.deadline, self._deadline_passed)
+        elif self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        return True
+
+    def _deadline_passed(self) -> None:
+        self._timer = None
+        if self.buffered() > self.outbound.behind:
+            self.cut_off()
+
+    def cut_off(self) -> None:
+        """Drop a client that does not read: abort its transport, freeing what waits for it."""
+        if self.cut:
+            return
+        self.cut = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.outbound.on_cut()
+        if self.ws.transport is not None:
+            self.ws.transport.abort()
 
 
-def fan_out(connections: Iterable[Connection], msg: dict[str, Any]) -> int:
-    """Send ``msg`` to every connection, encoding it once per subprotocol; returns how many."""
+def fan_out(connections: Iterable[Connection], msg: Mapping[str, Any]) -> int:
+    """Send ``msg`` to every connection with room for it, encoding it once per subprotocol;
+    returns how many it was written to."""
+    encoded: dict[str, bytes | str] = {}
     groups: dict[str, list[ServerConnection]] = {}
     for c in connections:
-        groups.setdefault(c.subprotocol, []).append(c.ws)
+        subprotocol = c.subprotocol or MSGPACK
+        if subprotocol not in encoded:
+            encoded[subprotocol] = encode(msg, subprotocol)
+        if c.room_for(len(encoded[subprotocol])):
+            groups.setdefault(subprotocol, []).append(c.ws)
     for subprotocol, sockets in groups.items():
-        broadcast(sockets, encode(msg, subprotocol or MSGPACK))
+        broadcast(sockets, encoded[subprotocol])
     return sum(len(s) for s in groups.values())

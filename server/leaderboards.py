@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from terrace.errors import ProtocolError
+from terrace.variants import VARIANTS
+from terrace.vocab import PERIODS, POOLS
 
 from .ratings import Rating, ordinal, pool_of, rate
-from .store import Store
+from .store import BoardPut, RatingChange, RatingsMoved, Store
 
 Message = dict[str, Any]
 
-POOLS = ("humans", "bots")
-PERIODS = ("all", "day", "week")
 PAGE = 10  # rows when a query names no count
 MAX_ROWS = 100
 _TTL = {"day": 3 * 86_400, "week": 15 * 86_400}  # period boards live on a while after the period ends
@@ -99,9 +99,10 @@ class Leaderboards:
             return Board("rating", variant, pool=pool)
         if kind == "wins":
             return Board("wins", variant)
-        goal = goal or ("clear" if variant == "louis" else "terrace")
-        if variant == "louis" and goal != "clear":
-            raise ProtocolError("bad_board", detail="louis races have only the goal 'clear'")
+        v = VARIANTS[variant]
+        goal = goal or v.default_goal
+        if goal not in v.goals:
+            raise ProtocolError("bad_board", detail=f"{variant} races have only the goal {v.default_goal!r}")
         return Board(
             "fastest", variant, goal=goal, period=period, period_key=period_key(period, self.clock())
         )
@@ -109,11 +110,29 @@ class Leaderboards:
     # ----- a race ends ---------------------------------------------------------------
 
     async def race_finished(self, record: Mapping[str, Any]) -> list[Board]:
-        """Put a finished race on the boards; returns the boards that changed."""
+        """Put a finished race on the boards, once however often it is called (a retry after the
+        store failed half-way, another node finishing the same record); returns the boards that
+        changed ([] when the race was on them already)."""
+        while True:
+            puts, ratings = await self._changes(record)
+            try:
+                changed = await self.store.apply_race(str(record["id"]), [p for _, p in puts], ratings)
+            except RatingsMoved:  # another race rated one of these players meanwhile: rate again
+                continue
+            if changed is None:
+                return []
+            # a race that won or was rated moves its wins and rating boards, whatever the scores say
+            moved = (b for (b, _), c in zip(puts, changed, strict=True) if c or b.kind != "fastest")
+            return list(dict.fromkeys(moved))  # each board once, in order
+
+    async def _changes(
+        self, record: Mapping[str, Any]
+    ) -> tuple[list[tuple[Board, BoardPut]], RatingChange | None]:
+        """What a finished race changes: each board put (with its board), and the new ratings."""
         variant, goal = str(record["variant"]), str(record["goal"])
         rows: Sequence[Mapping[str, Any]] = record.get("results", [])
         registered = [r for r in rows if not r["player"].get("guest", True)]
-        changed: list[Board] = []
+        puts: list[tuple[Board, BoardPut]] = []
         now = self.clock()
         for row in registered:
             pid = str(row["player"]["id"])
@@ -122,25 +141,21 @@ class Leaderboards:
                     board = Board(
                         "fastest", variant, goal=goal, period=period, period_key=period_key(period, now)
                     )
-                    if await self.store.board_put(board.key, pid, row["time"], "min", _TTL.get(period)):
-                        changed.append(board)
+                    puts.append((board, BoardPut(board.key, pid, row["time"], "min", _TTL.get(period))))
             if row.get("place") == 1 and len(rows) > 1:
                 board = Board("wins", variant)
-                await self.store.board_put(board.key, pid, 1, "add")
-                changed.append(board)
+                puts.append((board, BoardPut(board.key, pid, 1, "add")))
         pool = pool_of(rows)
-        if pool is not None:
-            board = Board("rating", variant, pool=pool)
-            current: dict[str, Rating | None] = {
-                str(r["player"]["id"]): await self.store.rating(pool, variant, str(r["player"]["id"]))
-                for r in rows
-            }
-            new = rate(rows, current)
-            await self.store.set_ratings(pool, variant, new)
-            for pid, rating in new.items():
-                await self.store.board_put(board.key, pid, ordinal(rating), "set")
-            changed.append(board)
-        return list(dict.fromkeys(changed))  # each board once, in order
+        if pool is None:
+            return puts, None
+        board = Board("rating", variant, pool=pool)
+        before: dict[str, Rating | None] = {
+            str(r["player"]["id"]): await self.store.rating(pool, variant, str(r["player"]["id"]))
+            for r in rows
+        }
+        after = rate(rows, before)
+        puts += [(board, BoardPut(board.key, pid, ordinal(rating), "set")) for pid, rating in after.items()]
+        return puts, RatingChange(pool, variant, before, after)
 
     # ----- queries -------------------------------------------------------------------
 

@@ -20,9 +20,29 @@ class Metrics:
         self.messages = Counter("terrace_messages_total", "Requests received, by type.", ["type"], registry=r)
         self.moves = Counter("terrace_moves_total", "Moves accepted.", registry=r)
         self.errors = Counter("terrace_errors_total", "Error answers sent, by code.", ["code"], registry=r)
+        self.not_ready = Counter(
+            "terrace_not_finished_total",
+            "record requests for races not over yet: clients polling for a result, not errors.",
+            registry=r,
+        )
         self.races_finished = Counter("terrace_races_finished_total", "Races that ended.", registry=r)
         self.move_seconds = Histogram(
             "terrace_move_seconds", "Time to handle an accepted move.", buckets=MOVE_BUCKETS, registry=r
+        )
+        # holding under attack
+        self.slow_readers = Counter(
+            "terrace_slow_readers_total",
+            "Connections cut off for not reading what the server sent them.",
+            registry=r,
+        )
+        self.cut = Counter(
+            "terrace_connections_cut_total",
+            "Connections closed by a limit, by reason (control frames, handshake timeout...).",
+            ["reason"],
+            registry=r,
+        )
+        self.races_expired = Counter(
+            "terrace_races_expired_total", "Unstarted races cancelled for waiting too long.", registry=r
         )
 
     def text(self) -> bytes:

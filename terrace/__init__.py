@@ -13,16 +13,20 @@ from .cards import NAME, parse_card
 from .deal import commitment, seed_of, shuffle
 from .errors import REASONS, IllegalMove, ReplayError
 from .game import SEARCH_LIMIT, Game
+from .moves import Move
 from .replay import new_game, replay
 from .variants import VARIANTS, Variant
+from .versions import RULES_VERSION
 
 __all__ = [
     "NAME",
     "REASONS",
+    "RULES_VERSION",
     "SEARCH_LIMIT",
     "VARIANTS",
     "Game",
     "IllegalMove",
+    "Move",
     "ReplayError",
     "Variant",
     "commitment",

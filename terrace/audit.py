@@ -7,10 +7,14 @@ on a malformed record: a missing or ill-typed field is a failed check.
 
 The checks, in order (``player`` is set on the per-player ones):
 
-- ``record``: the record is a map with a known variant, a goal and result rows;
+- ``record``: the record is a map with a known variant, a goal, a known rules version
+  (``rules_version``; a record without one was made under version 1) and result rows;
 - ``seed``: the seed is present and is 32 bytes of hex;
 - ``commitment``: SHA-256 of ``terrace-commit:`` + seed is the published commitment;
 - ``deal``: the deal recomputed with DEAL-V1 (its first cards, for people to compare);
+- ``first_view`` (records that keep it): the view the seed deals is the recorded first view;
+- ``solution`` (only when the record has one: a winnable-only race): the winning
+  line replays, every move legal, from the revealed deal to a won game;
 - ``replay`` (each player): every move of ``move_list`` is legal from the deal, and
   none comes after the player reached the terrace goal;
 - ``result`` (each player): the replayed score, terrace left, move count and status
@@ -24,6 +28,12 @@ The checks, in order (``player`` is set on the per-player ones):
 
 A player whose moves do not replay gets no ``result`` or ``finish`` check (there is no
 game to compare); ``places`` uses the record's own numbers, so it stands on its own.
+
+Longer than our usual module: one small function per check above, kept in one file so
+that the list reads in the order the code runs.
+
+Kept as one module (about 450 lines): the checks are one ordered list, each a
+short function, and a reader checking a record wants them side by side.
 """
 
 from __future__ import annotations
@@ -37,10 +47,12 @@ from .cards import NAME
 from .deal import commitment, shuffle
 from .errors import IllegalMove
 from .game import Game
+from .race.places import Standing
 from .replay import new_game
 from .variants import VARIANTS
+from .versions import RULES, UNVERSIONED
+from .vocab import FINISHES
 
-FINISHES = ("goal", "stuck", "resigned", "disconnected", "time")
 SEED_BYTES = 32
 FIRST_CARDS = 5  # how many dealt cards the ``deal`` check names
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
@@ -81,9 +93,7 @@ class Audit:
 
 def deck_of(variant: str) -> list[int]:
     """The card ids a variant shuffles, in canonical order (Louis leaves out pack 0's aces and kings)."""
-    if VARIANTS[variant].family == "louis":
-        return [c for c in range(104) if not (c < 52 and c % 13 in (0, 12))]
-    return list(range(104))
+    return VARIANTS[variant].deck()
 
 
 def audit(record: Any, race: str | None = None) -> Audit:
@@ -128,12 +138,16 @@ def _audit(record: Any, race: str | None, out: Audit) -> None:
         deck = shuffle(deck_of(variant), seed)
         first = " ".join(NAME[c] for c in deck[:FIRST_CARDS])
         add(Check("deal", True, f"{variant} deals {first} … ({len(deck)} cards shuffled)"))
+        if "first_view" in record:
+            _first_view(record["first_view"], variant, seed, add)
+        if "solution" in record and shape.rules_version is not None:
+            add(_solution(record["solution"], variant, shape.rules_version, seed))
     for i, row in enumerate(shape.rows):
         who = _name(row, i)
-        if seed is None or variant is None:
-            add(Check("replay", False, "not replayed: no usable seed or variant", who))
+        if seed is None or variant is None or shape.rules_version is None:
+            add(Check("replay", False, "not replayed: no usable seed, variant or rules version", who))
             continue
-        game = _replay(row, variant, shape.goal, seed, who, add)
+        game = _replay(row, variant, shape.rules_version, shape.goal, seed, who, add)
         if game is not None:
             _result(row, game, who, add)
             _finish(row, game, shape.goal, record.get("time_limit"), who, add)
@@ -151,6 +165,7 @@ _Add = Callable[[Check], None]
 class _Shape:
     variant: str | None = None
     goal: str | None = None
+    rules_version: int | None = None
     rows: list[Mapping[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     summary: str = ""
@@ -173,6 +188,12 @@ def _shape(record: Mapping[str, Any], race: str | None) -> _Shape:
         s.goal = goal
     elif s.variant is not None:
         s.problems.append(f"goal {goal!r} is not a goal of {s.variant}")
+    version = record.get("rules_version", UNVERSIONED)
+    if _int(version) and version in RULES:
+        s.rules_version = version
+    else:
+        known = ", ".join(str(v) for v in RULES)
+        s.problems.append(f"rules version {version!r} is unknown: this checker knows versions {known}")
     results = record.get("results")
     if not isinstance(results, list) or not results:
         s.problems.append("no results: 'results' should be a non-empty list of rows")
@@ -182,7 +203,10 @@ def _shape(record: Mapping[str, Any], race: str | None) -> _Shape:
                 s.rows.append(row)
             else:
                 s.problems.append(f"result row {i + 1} is not a map")
-    s.summary = f"race {rid}: {variant}, goal {goal}, {len(s.rows)} player{'s' * (len(s.rows) != 1)}"
+    s.summary = (
+        f"race {rid}: {variant}, goal {goal}, rules version {version}, "
+        f"{len(s.rows)} player{'s' * (len(s.rows) != 1)}"
+    )
     return s
 
 
@@ -191,6 +215,23 @@ def _name(row: Mapping[str, Any], i: int) -> str:
     if isinstance(player, Mapping) and isinstance(player.get("name"), str):
         return str(player["name"])
     return f"row {i + 1}"
+
+
+def _solution(line: Any, variant: str, version: int, seed: bytes) -> Check:
+    """The record's winning line, replayed from the deal: the proof the deal was winnable."""
+    if not isinstance(line, list) or not all(isinstance(m, str) for m in line):
+        return Check("solution", False, "not a list of moves")
+    game = new_game(variant, seed, rules_version=version)
+    for i, move in enumerate(line):
+        try:
+            game.play(move)
+        except IllegalMove as exc:
+            return Check("solution", False, f"move {i + 1} ({move!r}) is refused: {exc.code}")
+    if game.status != "won":
+        return Check(
+            "solution", False, f"the {len(line)} moves are legal but end with {game.score} cards home"
+        )
+    return Check("solution", True, f"the deal is winnable: the {len(line)}-move line wins it")
 
 
 # ----- seed, commitment -------------------------------------------------------------
@@ -236,14 +277,27 @@ def _commitment(record: Mapping[str, Any], seed: bytes, add: _Add) -> None:
 # ----- each player ------------------------------------------------------------------
 
 
+def _first_view(recorded: Any, variant: str, seed: bytes, add: _Add) -> None:
+    dealt = new_game(variant, seed).view()  # a fresh deal looks the same under every rules version
+    if recorded == dealt:
+        add(Check("first_view", True, "the recorded first view is what the seed deals"))
+    else:
+        differ = sorted(k for k in dealt if not isinstance(recorded, Mapping) or recorded.get(k) != dealt[k])
+        add(
+            Check(
+                "first_view", False, "the recorded first view differs from the deal in: " + ", ".join(differ)
+            )
+        )
+
+
 def _replay(
-    row: Mapping[str, Any], variant: str, goal: str | None, seed: bytes, who: str, add: _Add
+    row: Mapping[str, Any], variant: str, version: int, goal: str | None, seed: bytes, who: str, add: _Add
 ) -> Game | None:
     moves = row.get("move_list")
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         add(Check("replay", False, "no move list: 'move_list' should be a list of moves (strings)", who))
         return None
-    game = new_game(variant, seed)
+    game = new_game(variant, seed, rules_version=version)
     for i, move in enumerate(moves):
         if goal == "terrace" and game.terrace_left == 0:
             add(
@@ -307,7 +361,7 @@ def _finish(
             if reached
             else f"'stuck' needs a lost game, but the replay ends {game.status}"
         )
-    elif finish in ("resigned", "disconnected", "time") and (reached or game.status == "lost"):
+    elif finish in ("resigned", "left", "disconnected", "time") and (reached or game.status == "lost"):
         # The race can end while the server decides a last move's status; then the finish
         # is the clock's (or the leaver's), not the game's. Worth saying, not a mismatch.
         notes.append(f"though {what if reached else 'the game is lost'} (the race ended on the last move)")
@@ -333,9 +387,9 @@ def _int(v: Any) -> TypeGuard[int]:
 
 
 def _places(rows: Sequence[Mapping[str, Any]]) -> Check:
-    """Competition ranking by (goal first, by time) then (score desc, terrace left asc, last card
-    home asc). Records without ``last_home`` (older servers) leave level players' order as given."""
-    keyed: list[tuple[tuple[int, int, int, int], int, str]] = []
+    """The race's placing rule (:mod:`terrace.race.places`). Records without ``last_home`` (older
+    servers) leave level players' order as given."""
+    keyed: list[tuple[Standing, int, str]] = []
     exact = all("last_home" in row for row in rows)
     bad: list[str] = []
     for i, row in enumerate(rows):
@@ -344,32 +398,34 @@ def _places(rows: Sequence[Mapping[str, Any]]) -> Check:
         if not _int(place):
             bad.append(f"{who}: place {place!r} is not a number")
             continue
-        if row.get("finish") == "goal":
-            t = row.get("time")
-            if not _int(t):
-                bad.append(f"{who}: a goal finish without a time")
-                continue
-            key = (0, t, 0, 0)
-        else:
-            score, left = row.get("score"), row.get("terrace_left")
-            if not (_int(score) and _int(left)):
-                bad.append(f"{who}: score {score!r} or terrace left {left!r} is not a number")
-                continue
-            last = row.get("last_home") if exact else None
-            if last is not None and not _int(last):
-                bad.append(f"{who}: last_home {last!r} is not a number")
-                continue
-            key = (1, -score, left, last if last is not None else 2**62)
+        t = row.get("time")
+        if row.get("finish") == "goal" and not _int(t):
+            bad.append(f"{who}: a goal finish without a time")
+            continue
+        score, left = row.get("score"), row.get("terrace_left")
+        if row.get("finish") != "goal" and not (_int(score) and _int(left)):
+            bad.append(f"{who}: score {score!r} or terrace left {left!r} is not a number")
+            continue
+        last = row.get("last_home") if exact else None
+        if last is not None and not _int(last):
+            bad.append(f"{who}: last_home {last!r} is not a number")
+            continue
+        key = Standing.of(
+            goal_time=t if row.get("finish") == "goal" else None,
+            score=score if _int(score) else 0,
+            terrace_left=left if _int(left) else 0,
+            last_home=last,
+        )
         keyed.append((key, place, who))
     if bad:
         return Check("places", False, "cannot be checked: " + "; ".join(bad))
     keyed.sort(key=lambda k: (k[0], k[1]))
     wrong: list[str] = []
     unresolved = 0
-    previous: tuple[tuple[int, int, int, int], int] | None = None
+    previous: tuple[Standing, int] | None = None
     for n, (key, place, who) in enumerate(keyed, 1):
         if previous is not None and key == previous[0]:
-            tied = key[0] == 0 or exact  # equal on every recorded key: the same place
+            tied = key.reached == 0 or exact  # equal on every recorded key: the same place
             allowed = {previous[1]} if tied else {previous[1], n}
             if not tied:
                 unresolved += 1

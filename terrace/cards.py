@@ -1,6 +1,6 @@
 """Cards as small integers, and their names.
 
-A card id is ``pack*52 + suit_index*13 + (rank-1)`` (RULES.md section 1), so
+A card id is ``pack*52 + suit_index*13 + (rank-1)`` (docs/rulebook.md, "Cards"), so
 two packs give ids 0..103. Engines keep ids; views and notation use names
 such as ``Th`` or ``As``. Per-card tables are precomputed because move
 generation looks them up on every call.
@@ -25,11 +25,6 @@ NAME: tuple[str, ...] = tuple(RANKS[RANK[c] - 1] + SUITS[SUIT[c]] for c in range
 def card_id(pack: int, suit: str, rank: int) -> int:
     """The id of the card of ``rank`` (1..13) and ``suit`` (``c d h s``) in ``pack`` (0 or 1)."""
     return pack * 52 + SUITS.index(suit) * 13 + rank - 1
-
-
-def name(card: int) -> str:
-    """The card's two-character name, e.g. ``Th``."""
-    return NAME[card]
 
 
 def parse_card(text: str) -> tuple[int, int] | None:

@@ -1,4 +1,4 @@
-"""DEAL-V1: the exact, language-neutral shuffle of RULES.md section 1.
+"""DEAL-V1: the exact, language-neutral shuffle of docs/rulebook.md, "Deals: DEAL-V1".
 
 A deal is fixed by a seed (bytes). Public numbered deals use the seed
 ``b"terrace-deal:" + str(n).encode()``; races use 32 secret random bytes and

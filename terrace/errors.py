@@ -17,6 +17,7 @@ REASONS: dict[str, str] = {
     "bad_notation": "Cannot read {text!r} as a move; write SOURCE-TARGET such as W-3, 4-F or S-W.",
     "ambiguous_move": "{text!r} could mean {options}; say which.",
     "game_over": "The game is over; no more moves.",
+    "move_limit": "This game has reached {limit} moves, the most one game may hold; resign or wait for the time limit.",
     # sources
     "empty_source": "There is no card at {place}.",
     "card_not_available": "{card} is not at the top of any pile you can play from.",
@@ -54,8 +55,10 @@ REASONS: dict[str, str] = {
     "abeyance_full": "{target} already holds a card.",
     "abeyance_suit": "{card} does not belong in {target}.",
     "abeyance_needs_both": "{card} may wait in abeyance only when it fits both foundations of its suit.",
+    "abeyance_waits": "The card in abeyance waits for a card that continues one side: {card} still fits both foundations.",
     "no_more_deals": "All three deals have been used.",
     "redeal_while_dealing": "Finish dealing before you redeal.",
+    "redeal_while_playable": "Gather the heaps only when no card can go home.",
 }
 
 
@@ -125,11 +128,15 @@ ERRORS: dict[str, str] = {
     "seq_conflict": "seq {seq} was already used for the move {move!r}.",
     "illegal_move": "The rules refuse that move.",
     "not_finished": "Race {race} has not finished; its record is published when it ends.",
+    "no_winnable_deal": "No deal was proven winnable within {seconds} s; try again, or create without 'deals'.",
     # leaderboards
     "bad_board": "No such leaderboard: {detail}.",
     "not_on_board": "That player is not on the {board} board.",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
+    "same_address": "Another registered player in race {race} plays from your address or client; a race that may be rated takes one account per address and client.",
+    "too_many_races": "Too many races created by {by} are waiting to start (at most {limit}); start or leave one first.",
+    "too_many_registrations": "Too many accounts were registered from your address; try again in {retry_after} s.",
     "busy": "Too many requests are waiting on this connection; wait for their answers.",
     "store_down": "The server's store is unavailable; nothing was changed. Try again shortly.",
     "internal": "The server failed on this request; it has been logged.",

@@ -2,7 +2,8 @@
 
 One engine reads the variant's switches (``terrace.variants``) for the three
 places the rules differ: how foundations match, who may fill a gap, and what
-happens to the stock and the terrace late in the game. RULES.md section 2.
+happens to the stock and the terrace late in the game (docs/rulebook.md, "The
+Terrace family"). Every rules version plays these three alike.
 
 Move generation indexes what every foundation and pile top will accept by a
 small integer key, so a position's moves cost one dictionary lookup per
@@ -19,6 +20,7 @@ from .deal import Deal, shuffle
 from .errors import IllegalMove
 from .game import Event, Game, Move
 from .variants import Variant
+from .versions import RULES_VERSION
 
 T, W, S = 0, 1, 2
 PILES = range(3, 12)  # piles 1..9
@@ -39,8 +41,8 @@ class FamilyGame(Game):
     foundation_places = FOUNDATIONS
     words: ClassVar[Mapping[str, str]] = {"d": "deal"}  # no place is called d here (Louis has a heap d)
 
-    def __init__(self, variant: Variant, deal: Deal) -> None:
-        super().__init__(variant, deal)
+    def __init__(self, variant: Variant, deal: Deal, rules_version: int = RULES_VERSION) -> None:
+        super().__init__(variant, deal, rules_version)
         deck = shuffle(range(104), deal)
         self._places = [[] for _ in PLACE_NAMES]
         self._places[T] = deck[0:11]
@@ -206,7 +208,7 @@ class FamilyGame(Game):
             if self._suit_mode:
                 return IllegalMove("foundation_suit", **fields)
             return IllegalMove("foundation_colour", **fields)
-        if src == T:
+        if src == T and not self._terrace_free():
             when = (
                 " until the stock and the waste are both used up" if self.variant.terrace_freed_late else ""
             )

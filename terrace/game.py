@@ -6,13 +6,16 @@ with a name used by the notation. A move is a pair of place indices
 
 - ``_board()``: the position as the player sees it (the view without status and moves);
 - ``_generate()``: every legal move of the current position;
-- ``_is_progress(move)``: RULES.md section 5's progress moves;
+- ``_is_progress(move)``: the progress moves of docs/rulebook.md, "When a game is lost";
 - ``_apply(move)``: carry a legal move out, returning its events;
 - ``_why(move)``: the :class:`IllegalMove` explaining a refused move;
 - ``_sources(token)`` / ``_targets(token)``: what a typed token may name.
 
 Shuffle moves only relocate one card between places, so the lost search walks
 positions by relocating cards and putting them back, never copying the game.
+
+Kept as one module (about 420 lines): the move machinery and the lost search share
+the position representation and its undo, which must stay in step.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .deal import Deal, seed_of
 from .errors import IllegalMove
 from .notation import WORDS, candidates
 from .variants import Variant
+from .versions import RULES_VERSION, rules_of
 
 Move = tuple[int, int]
 Event = dict[str, Any]
@@ -33,7 +37,7 @@ Event = dict[str, Any]
 # Reasons that say little when F was typed and another foundation explains better.
 _UNTELLING = frozenset({"foundation_suit", "not_base_rank", "foundation_complete"})
 
-# RULES.md section 5: past this many distinct positions the game counts as playing.
+# docs/rulebook.md, "When a game is lost": past this many distinct positions the game counts as playing.
 SEARCH_LIMIT = 20_000
 
 # Lost searches that decide within this many positions (about 97% of them, each
@@ -45,6 +49,14 @@ MEMO_SIZE = 4096
 
 # No move is longer than "10h -> F1"; longer text is refused before any parsing.
 MAX_MOVE_TEXT = 24
+
+MAX_MOVES = 5_000
+"""Moves one game may hold. Moving a card back and forth between piles is legal for
+ever, and every move costs the server memory and a log entry; a real game never comes
+near this: it has at most about 500 progress moves (each of 104 cards dealt at most
+three times and sent home once) with a few rearrangements between them, and the
+greedy yardstick of benchmarks/engine.py finishes in a few hundred. Past it a move is
+refused with ``move_limit`` (the player may still resign, or wait for the time limit)."""
 
 
 class _Reading(NamedTuple):
@@ -64,10 +76,12 @@ class Game:
     foundation_places: range
     words: ClassVar[Mapping[str, str]] = {}  # an engine's own whole-word moves, beside notation.WORDS
 
-    def __init__(self, variant: Variant, deal: Deal) -> None:
+    def __init__(self, variant: Variant, deal: Deal, rules_version: int = RULES_VERSION) -> None:
         self.variant = variant
         self.deal = deal
         self.seed = seed_of(deal)
+        self.rules = rules_of(rules_version)  # the switches of terrace.versions
+        self.rules_version = rules_version
         self._places: list[list[int]] = []
         self._history: list[str] = []
         self._legal: dict[str, Move] | None = None  # canonical name -> move
@@ -112,7 +126,7 @@ class Game:
 
     @property
     def status(self) -> str:
-        """``"playing"``, ``"won"`` or ``"lost"`` (RULES.md section 5)."""
+        """``"playing"``, ``"won"`` or ``"lost"`` (docs/rulebook.md, "When a game is lost")."""
         if self._status is None:
             self._status = self._decide_status()
         return self._status
@@ -171,6 +185,11 @@ class Game:
     def moves(self) -> list[str]:
         """The canonical moves played so far."""
         return list(self._history)
+
+    @property
+    def move_events(self) -> list[Event]:
+        """What the last move did, without deciding the game's status (no lost search)."""
+        return list(self._events)
 
     @property
     def last_events(self) -> list[Event]:
@@ -254,6 +273,8 @@ class Game:
     def _resolve(self, text: str) -> Move:
         if not isinstance(text, str) or len(text) > MAX_MOVE_TEXT:
             raise IllegalMove("bad_notation", text=str(text)[:MAX_MOVE_TEXT])
+        if len(self._history) >= MAX_MOVES:
+            raise IllegalMove("move_limit", limit=MAX_MOVES)
         exact = self._legal_names().get(text)
         if exact is not None:
             return exact

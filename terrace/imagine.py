@@ -28,7 +28,9 @@ has seen: the view does not keep their order, so a bot that remembers it must
 pass it as ``stock``.
 
 The imagined game's move history is ``view["moves"]`` placeholders (``"?"``),
-so its view's move count matches; its ``deal`` is the seed ``b"imagined"``.
+so its view's move count matches; its ``deal`` is the seed ``b"imagined"``. It
+plays under the current rules unless told the race's ``rules_version`` (a race
+announces it; the view does not carry it).
 """
 
 from __future__ import annotations
@@ -42,11 +44,12 @@ from .family import FamilyGame
 from .game import Game
 from .louis import LouisGame
 from .variants import VARIANTS
+from .versions import RULES_VERSION
 
 __all__ = ["board", "imagine", "unseen"]
 
 _ID_BY_NAME: dict[str, tuple[int, int]] = {NAME[c]: (c, c + 52) for c in range(52)}
-_TEMPLATES: dict[str, Game] = {}  # one game per variant, copied rather than dealt again
+_TEMPLATES: dict[tuple[str, int], Game] = {}  # one game per variant and rules version, copied not dealt
 
 
 def _family_places(view: dict[str, Any]) -> list[list[str]]:
@@ -116,8 +119,9 @@ def unseen(view: dict[str, Any]) -> list[str]:
     return out
 
 
-def imagine(view: dict[str, Any], stock: Sequence[str]) -> Game:
-    """An engine game in exactly ``view``'s position whose stock is ``stock`` (dealt first to last).
+def imagine(view: dict[str, Any], stock: Sequence[str], *, rules_version: int = RULES_VERSION) -> Game:
+    """An engine game in exactly ``view``'s position whose stock is ``stock`` (dealt first to last),
+    played under ``rules_version``.
 
     Raises ValueError when ``stock`` is not exactly the multiset :func:`unseen` names,
     or when the view is not a consistent position.
@@ -137,11 +141,12 @@ def imagine(view: dict[str, Any], stock: Sequence[str]) -> Game:
             out.append(cid)
         return out
 
-    template = _TEMPLATES.get(variant)
+    template = _TEMPLATES.get((variant, rules_version))
     if template is None:
         from .replay import new_game
 
-        template = _TEMPLATES[variant] = new_game(variant, b"imagined")
+        template = new_game(variant, b"imagined", rules_version=rules_version)
+        _TEMPLATES[variant, rules_version] = template
     game = template.copy()
     game._places = [ids(p) for p in places]
     if isinstance(game, FamilyGame):

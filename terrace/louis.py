@@ -1,10 +1,14 @@
 """The Louis engine: twelve heaps, ace and king foundations, abeyance, three deals.
 
-RULES.md section 3. Pack 0's aces and kings start the eight foundations; the
-other 96 cards are dealt one by one onto heaps ``a``..``m`` (no ``j``). While
+docs/rulebook.md, "Louis". Pack 0's aces and kings start the eight foundations;
+the other 96 cards are dealt one by one onto heaps ``a``..``m`` (no ``j``). While
 dealing, only the card just dealt may be played; once the stock is out every
 heap top is free, heaps pack by suit one rank up or down, and the heaps may be
 gathered and dealt again, three deals in all.
+
+Two rules depend on the rules version (``terrace.versions``): since version 2 a
+card in abeyance that fits both foundations leaves its cell only by the two-card
+move, and ``redeal`` waits until no card can go to a foundation.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from .deal import Deal, shuffle
 from .errors import IllegalMove
 from .game import Event, Game, Move
 from .variants import Variant
+from .versions import RULES_VERSION
 
 HEAP_LETTERS = "abcdefghiklm"
 HEAPS = range(12)
@@ -41,8 +46,8 @@ class LouisGame(Game):
     place_names = PLACE_NAMES
     foundation_places = range(12, 20)
 
-    def __init__(self, variant: Variant, deal: Deal) -> None:
-        super().__init__(variant, deal)
+    def __init__(self, variant: Variant, deal: Deal, rules_version: int = RULES_VERSION) -> None:
+        super().__init__(variant, deal, rules_version)
         rest = [c for c in range(104) if c not in FOUNDATION_CARDS]
         self._places = [[] for _ in PLACE_NAMES]
         for place, c in zip(self.foundation_places, FOUNDATION_CARDS, strict=True):
@@ -82,6 +87,8 @@ class LouisGame(Game):
         p = self._places
         s, r = SUIT[card], RANK[card]
         to_ace, to_king = self._homes(card)
+        if src in CELLS and to_ace and to_king and self.rules.louis_abeyance_waits:
+            return False  # it waits for a card that continues one side (the two-card move)
         if to_ace:
             out.append((src, ACES[s]))
         if to_king:
@@ -104,8 +111,9 @@ class LouisGame(Game):
         return to_ace or to_king or via_ace or via_king
 
     def _search_places(self) -> tuple[range, range]:
-        # The search runs only in the last deal's play phase (until then a deal or a
-        # redeal is always a progress move), where heaps are alike and only their cards count.
+        # The search runs only in the last deal's play phase (until then a deal, a card
+        # going home or else a redeal is always a progress move), where heaps are alike
+        # and only their cards count.
         return HEAPS, CELLS
 
     # ----- rule hooks ----------------------------------------------------------------
@@ -121,8 +129,6 @@ class LouisGame(Game):
             if self._live is not None:
                 self._home_moves(self._live, p[self._live][-1], moves)
             return moves
-        if self._deal_no < self.variant.deals:
-            moves.append((REDEAL, REDEAL))
         for src in HEAPS:
             if not p[src]:
                 continue
@@ -135,6 +141,10 @@ class LouisGame(Game):
                     top = p[dst][-1]
                     if SUIT[top] == s and abs(RANK[top] - r) == 1:
                         moves.append((src, dst))
+        if self._deal_no < self.variant.deals and not (
+            self.rules.louis_redeal_when_stuck and any(m[1] in self.foundation_places for m in moves)
+        ):
+            moves.append((REDEAL, REDEAL))
         return moves
 
     def _is_progress(self, move: Move) -> bool:
@@ -178,7 +188,9 @@ class LouisGame(Game):
         if src == REDEAL or dst == REDEAL:
             if p[S]:
                 return IllegalMove("redeal_while_dealing")
-            return IllegalMove("no_more_deals")
+            if self._deal_no >= self.variant.deals:
+                return IllegalMove("no_more_deals")
+            return IllegalMove("redeal_while_playable")
         if src in self.foundation_places:
             return IllegalMove("foundation_is_final")
         if src == S:
@@ -207,6 +219,8 @@ class LouisGame(Game):
                 return IllegalMove("foundation_suit", **fields)
             if len(p[dst]) == 13:
                 return IllegalMove("foundation_complete", target=names[dst])
+            if src in CELLS and all(self._homes(card)):
+                return IllegalMove("abeyance_waits", **fields)
             return IllegalMove("foundation_rank", top=NAME[p[dst][-1]], **fields)
         if dst in CELLS:
             if dst != CELLS[SUIT[card]]:

@@ -1,6 +1,6 @@
 """Splitting typed moves into a source token and a target token.
 
-Canonical notation is ``SOURCE-TARGET`` (RULES.md section 4). People and bots
+Canonical notation is ``SOURCE-TARGET`` (docs/rulebook.md, "Moves"). People and bots
 may also type ``W3``, ``4f``, ``10h`` or ``Th F``; without a separator we
 cannot know where the source ends, so :func:`candidates` lists every split
 and the game keeps the ones whose tokens name real places or cards.

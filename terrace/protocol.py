@@ -16,6 +16,7 @@ import msgpack
 
 from .errors import ProtocolError
 from .variants import VARIANTS
+from .vocab import BOARDS, DEALS_MODES, ENTRIES, GOALS, KINDS, PERIODS, POOLS, START_MODES, TOPICS
 
 MSGPACK = "terrace.v1.msgpack"
 JSON = "terrace.v1.json"
@@ -23,15 +24,6 @@ SUBPROTOCOLS = (MSGPACK, JSON)  # the first is the default
 
 Message = dict[str, Any]
 Frame = bytes | str
-
-GOALS = ("terrace", "clear")
-ENTRIES = ("all", "humans", "bots")
-POOLS = ENTRIES
-KINDS = ("human", "bot")
-START_MODES = ("manual", "full")
-TOPICS = ("lobby", "leaderboards")
-BOARDS = ("rating", "fastest", "wins")
-PERIODS = ("all", "day", "week")
 
 
 class Field(NamedTuple):
@@ -47,12 +39,23 @@ class Field(NamedTuple):
 _ID = Field(str, True, low=1, high=64)
 _NAME = Field(str, low=1, high=64)  # name rules are the server's, with their own error
 _TOKEN = Field(str, low=1, high=128)
+_CLIENT = Field(str, low=8, high=64)  # an install's own random id, the same on every connection
 
 # type -> fields. Unknown fields are ignored; known fields with the wrong type are refused.
 REQUESTS: dict[str, dict[str, Field]] = {
-    "hello": {"name": _NAME, "token": _TOKEN, "session": _TOKEN},
-    "register": {"name": Field(str, True, low=1, high=64), "kind": Field(str, choices=KINDS)},
-    "races": {},
+    "hello": {
+        "name": _NAME,
+        "token": _TOKEN,
+        "session": _TOKEN,
+        "kind": Field(str, choices=KINDS),
+        "client": _CLIENT,
+    },
+    "register": {
+        "name": Field(str, True, low=1, high=64),
+        "kind": Field(str, choices=KINDS),
+        "client": _CLIENT,
+    },
+    "races": {"start": Field(int, low=0, high=2**31)},
     "create": {
         "variant": Field(str, True, choices=tuple(VARIANTS)),
         "goal": Field(str, choices=GOALS),
@@ -61,6 +64,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "entry": Field(str, choices=ENTRIES),
         "start": Field(str, choices=START_MODES),
         "join": Field(bool),
+        "deals": Field(str, choices=DEALS_MODES),
     },
     "join": {"race": _ID},
     "leave": {"race": _ID},
@@ -68,11 +72,11 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "queue": {
         "variant": Field(str, True, choices=tuple(VARIANTS)),
         "goal": Field(str, choices=GOALS),
-        "pool": Field(str, choices=POOLS),
+        "pool": Field(str, choices=ENTRIES),
         "house": Field(bool),
     },
     "unqueue": {},
-    "move": {"race": _ID, "seq": Field(int, True, low=1, high=2**31), "move": Field(str, True, high=64)},
+    "move": {"race": _ID, "seq": Field(int, True, low=0, high=2**31), "move": Field(str, True, high=64)},
     "resign": {"race": _ID},
     "spectate": {"race": _ID},
     "unspectate": {"race": _ID},
@@ -82,7 +86,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "leaderboard": {
         "board": Field(str, True, choices=BOARDS),
         "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "pool": Field(str, choices=("humans", "bots")),
+        "pool": Field(str, choices=POOLS),
         "goal": Field(str, choices=GOALS),
         "period": Field(str, choices=PERIODS),
         "start": Field(int, low=0, high=1_000_000),

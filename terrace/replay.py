@@ -7,12 +7,15 @@ from collections.abc import Iterable
 from .deal import Deal
 from .errors import IllegalMove, ReplayError
 from .game import Game
+from .versions import RULES_VERSION
 
 
-def new_game(variant: str, deal: Deal) -> Game:
+def new_game(variant: str, deal: Deal, *, rules_version: int = RULES_VERSION) -> Game:
     """A fresh game of ``variant`` (an id of ``terrace.VARIANTS``) on ``deal``.
 
     ``deal`` is an int for a public numbered deal or bytes for a raw seed.
+    ``rules_version`` is a key of ``terrace.versions.RULES`` (ValueError otherwise):
+    the current rules unless an old record is being replayed.
     """
     from .family import FamilyGame
     from .louis import LouisGame
@@ -22,16 +25,16 @@ def new_game(variant: str, deal: Deal) -> Game:
         v = VARIANTS[variant]
     except (KeyError, TypeError):
         raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}") from None
-    engine = LouisGame if v.family == "louis" else FamilyGame
-    return engine(v, deal)
+    engines: dict[str, type[Game]] = {"terrace": FamilyGame, "louis": LouisGame}
+    return engines[v.family](v, deal, rules_version)
 
 
-def replay(variant: str, deal: Deal, moves: Iterable[str]) -> Game:
-    """Play ``moves`` from the start of the deal and return the game.
+def replay(variant: str, deal: Deal, moves: Iterable[str], *, rules_version: int = RULES_VERSION) -> Game:
+    """Play ``moves`` from the start of the deal under ``rules_version`` and return the game.
 
     Raises :class:`ReplayError` naming the first move that is refused.
     """
-    game = new_game(variant, deal)
+    game = new_game(variant, deal, rules_version=rules_version)
     for i, move in enumerate(moves):
         try:
             game.play(move)

@@ -2,13 +2,15 @@
 
 The three Terrace-family variants share one engine (``terrace.family``) and
 differ only in the switches below; Louis has its own layout
-(``terrace.louis``). RULES.md is the normative text for each switch.
+(``terrace.louis``). docs/rulebook.md is the normative text for each switch.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Literal
+
+from .vocab import Goal
 
 
 @dataclass(frozen=True)
@@ -17,7 +19,7 @@ class Variant:
     name: str
     summary: str
     family: Literal["terrace", "louis"]
-    goals: tuple[str, ...]
+    goals: tuple[Goal, ...]  # the first is the default
     # Terrace-family switches (ignored by Louis)
     foundation_match: Literal["colour", "suit"] = "colour"
     gap_fill: Literal["waste", "any"] = "waste"
@@ -26,6 +28,23 @@ class Variant:
     terrace_freed_late: bool = False  # signora: terrace top may pack once stock and waste are empty
     # Louis
     deals: int = 1
+
+    @property
+    def default_goal(self) -> Goal:
+        """The goal a race of this variant has when nobody names one."""
+        return self.goals[0]
+
+    @property
+    def has_terrace(self) -> bool:
+        """Whether the layout has a terrace (the Terrace family) or not (Louis)."""
+        return self.family == "terrace"
+
+    def deck(self) -> list[int]:
+        """The card ids this variant shuffles, in canonical order (Louis leaves out pack 0's
+        aces and kings, which start its foundations)."""
+        if self.family == "louis":
+            return [c for c in range(104) if not (c < 52 and c % 13 in (0, 12))]
+        return list(range(104))
 
     def to_dict(self) -> dict[str, object]:
         """Plain data for the protocol and ``--json`` output."""

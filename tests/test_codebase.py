@@ -2,8 +2,9 @@
 
 - ``terrace/`` is sans-I/O: it imports no event loop, socket, store or outer package;
 - the outer packages import inwards only: ``server/``, ``bots/`` and ``client/`` import
-  ``terrace`` and never each other;
-- the code passes ``ruff`` (lint and format) and ``mypy --strict`` on ``terrace/``, ``server/``,
+  ``terrace`` and never each other; ``client/`` and ``bots/`` share one client stack,
+  ``link/`` (which imports only ``terrace``), and neither opens a websocket of its own;
+- the code passes ``ruff`` (lint and format) and ``mypy --strict`` on ``terrace/``, ``link/``, ``server/``,
   ``bots/`` and ``client/``;
 - every module says what it is for in a docstring.
 """
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "terrace"
 FORBIDDEN_IN_CORE = {
     "asyncio", "socket", "websockets", "redis", "threading", "subprocess",
-    "server", "client", "bots",
+    "server", "client", "bots", "link",
 }  # fmt: skip
 
 
@@ -36,12 +37,17 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", sorted(CORE.glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
 def test_core_module_is_sans_io(path: Path) -> None:
     assert _imports(path) & FORBIDDEN_IN_CORE == set()
 
 
-OUTER = {"server": {"client", "bots"}, "bots": {"server", "client"}, "client": {"server", "bots"}}
+OUTER = {
+    "link": {"server", "client", "bots"},
+    "server": {"client", "bots", "link"},
+    "bots": {"server", "client"},
+    "client": {"server", "bots"},
+}
 
 
 @pytest.mark.parametrize(
@@ -54,9 +60,18 @@ def test_outer_packages_import_only_inwards(path: Path) -> None:
     assert _imports(path) & OUTER[package] == set()
 
 
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for pkg in ("client", "bots") for p in (ROOT / pkg).rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_client_programs_connect_only_through_the_shared_link(path: Path) -> None:
+    assert "websockets" not in _imports(path)
+
+
 MODULES = sorted(
     [
-        *CORE.glob("*.py"),
+        *CORE.rglob("*.py"),
         *(ROOT / "benchmarks").glob("*.py"),
         *(p for pkg in OUTER for p in (ROOT / pkg).rglob("*.py")),
     ]

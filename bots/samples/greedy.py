@@ -63,7 +63,9 @@ class GreedyBot(Bot):
         if view.get("phase") == "choose-base":
             return base_choice(view, legal)
         homes = sorted((m for m in legal if is_home(m)), key=lambda m: "TW".find(m[0]) % 3)
-        held = [m for m in homes if m.startswith("X")]  # Louis: abeyance cards wait for the last
+        # Louis: an abeyance card leaves alone only once its twin went the other way (it fits
+        # one side); keeping it costs nothing, since the next card of that side takes it along.
+        held = [m for m in homes if m.startswith("X")]
         homes = [m for m in homes if not m.startswith("X")]
         louis = view["variant"] == "louis"
         abeyance = sorted(m for m in legal if split(m)[1].startswith("X"))
@@ -76,7 +78,7 @@ class GreedyBot(Bot):
         for m in legal:
             if m.startswith("S-"):
                 return m
-        if held:  # release an abeyance card only when nothing else goes
+        if held:  # nothing else goes; the heaps may not be gathered while it could go home
             return held[0]
         for wanted in ("W-S", "redeal"):
             if wanted in legal:

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from bots.bot import Bot, View
+from terrace.moves import Move
 
 MAX_MOVES = 3000  # a random walk between piles can last for ever; then it resigns
 
@@ -24,7 +25,7 @@ class RandomBot(Bot):
     def choose(self, view: View, legal: list[str]) -> str | None:
         if view.get("moves", 0) >= MAX_MOVES or not legal:
             return None
-        back = "-".join(reversed(self.last.split("-")))
+        back = str(Move.parse(self.last).reversed()) if self.last else ""
         options = [m for m in legal if m != back] or legal
         self.last = self.rng.choice(sorted(options))
         return self.last

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import engine as bench
+from terrace.game import MAX_MOVES
 
 
 def test_deal_sets_read_ranges_and_files(tmp_path: Path) -> None:
@@ -39,3 +40,11 @@ def test_the_greedy_baseline_is_deterministic() -> None:
     a = [bench.greedy_game("terrace", d).moves for d in (1, 2)]
     b = [bench.greedy_game("terrace", d).moves for d in (1, 2)]
     assert a == b
+
+
+@pytest.mark.parametrize("variant", ["terrace", "queen-of-italy", "signora", "louis"])
+def test_real_games_end_far_below_the_move_ceiling(variant: str) -> None:
+    # The greedy yardstick plays each game until it is over or has nothing useful left
+    # to do: the longest of 20 deals uses under a tenth of the moves one game may hold.
+    games = [bench.greedy_game(variant, deal) for deal in range(1, 21)]
+    assert max(len(g.moves) for g in games) < MAX_MOVES / 10

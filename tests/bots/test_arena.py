@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -394,3 +395,31 @@ def test_the_console_script(tmp_path: Path) -> None:
 def test_random_bot_is_seeded_by_the_race() -> None:
     a, b = play_game(RandomBot, "signora", 8, 3000), play_game(RandomBot, "signora", 8, 3000)
     assert figures([a]) == figures([b])
+
+
+def test_worker_processes_count_every_game_as_it_ends_for_the_progress_bar() -> None:
+    counted: list[int] = []
+    games = run_games(["greedy"], ["terrace"], list(range(1, 13)), jobs=2, progress=counted.append)
+    assert len(games) == 12
+    assert counted == [1] * 12  # game by game, not a chunk at a time
+
+
+def test_on_a_terminal_the_arena_shows_a_progress_bar_with_an_estimate() -> None:
+    import pexpect
+
+    arena_bin = str(Path(sys.executable).parent / "terrace-arena")
+    child = pexpect.spawn(
+        arena_bin,
+        ["greedy", "--deals", "1-40", "--jobs", "2"],
+        encoding="utf-8",
+        dimensions=(24, 100),
+        timeout=120,
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", str(child.before))  # the terminal's view, without colours
+    frames = re.split(r"[\r\n]+", shown)  # each redraw of the bar
+    done = [m.groups() for f in frames if (m := re.search(r"^arena .* (\d+)/40 (\d+:\d\d:\d\d)", f))]
+    assert done, shown[:500]
+    assert int(done[0][0]) < 40  # it showed before the end
+    assert child.exitstatus == 0

@@ -63,7 +63,7 @@ async def test_run_against_no_server_exits_1(unused_tcp_port: int) -> None:
         "run", "random", "--server", f"ws://127.0.0.1:{unused_tcp_port}/ws", "--name", "x1"
     )
     assert code == 1
-    assert "cannot connect" in err and "Traceback" not in err
+    assert "cannot reach" in err and "Traceback" not in err
 
 
 async def test_usage_errors_exit_2() -> None:
@@ -89,7 +89,7 @@ async def test_house_keeps_a_bot_waiting_for_a_person_and_stops_after_its_races(
     house = asyncio.create_task(_cli("house", "--server", server.url, "--bots", "random:1", "--races", "1"))
     for _ in range(200):
         await asyncio.sleep(0.05)
-        if server.lobby.queues:
+        if server.matchmaking.queues:
             break
     alice = await connect(name="alice")
     await alice.request("queue", variant="terrace")

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import re
+import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from bots.house import keep_house
+from bots.house import Slot, keep_house
 from bots.sdk import play
 from server.app import RaceServer
 from terrace.deal import commitment
@@ -71,7 +74,7 @@ async def test_the_sdk_guide_bot_runs_as_written_against_house_bots(tmp_path: Pa
     (tmp_path / "mybot.py").write_text(code)
     env = {**os.environ, "TERRACE_TOKEN": ""}
     async with RaceServer(FAST) as srv:
-        house = asyncio.create_task(keep_house(srv.url, [("greedy", 1)], ["terrace"]))
+        house = asyncio.create_task(keep_house(srv.url, [Slot("greedy", 1)], ["terrace"]))
         try:
             script = await asyncio.create_subprocess_exec(
                 sys.executable, "mybot.py", srv.url, cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE
@@ -116,3 +119,54 @@ def test_the_raw_guide_bot_sends_cards_home_first_then_the_stock_and_never_undoe
     assert choose({}, ["3-4", "S-W"], "") == "S-W"
     assert choose({}, ["4-3", "5-6"], "3-4") == "5-6"
     assert choose({}, ["a-b", "S-c", "d-Ah"], "") == "d-Ah"  # Louis: heaps to the ace foundation
+
+
+# ----- the guide's script, in fresh directories --------------------------------------------
+
+
+def _script() -> str:
+    [script] = re.findall(r"```sh\n(.*?)```", GUIDE.read_text(), re.S)
+    return script
+
+
+async def test_the_try_it_script_runs_as_written_in_a_fresh_clone_and_a_fresh_bot_directory(
+    tmp_path: Path, unused_tcp_port: int
+) -> None:
+    """The guide's shell script, word for word, in a copy of the project with no venv and a
+    home with the bot saved in ~/mybot: a new venv, a server, house bots, the bot's races."""
+    root = GUIDE.parents[1]
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, clone / name)
+    for package in ("terrace", "link", "server", "client", "bots"):
+        shutil.copytree(root / package, clone / package, ignore=shutil.ignore_patterns("__pycache__"))
+    home = tmp_path / "home"
+    (home / "mybot").mkdir(parents=True)
+    [code] = [b for b in _blocks() if b.startswith('"""My first')]
+    (home / "mybot" / "mybot.py").write_text(code)
+    (tmp_path / "try.sh").write_text(_script())
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "TERRACE_TOKEN")},
+        "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if ".venv" not in p),
+        "HOME": str(home),
+        "TERRACE_PORT": str(unused_tcp_port),  # never the default port of a server someone runs
+        "TERRACE_SERVER": f"ws://127.0.0.1:{unused_tcp_port}/ws",
+        "TERRACE_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    proc = await asyncio.create_subprocess_exec(
+        "bash", "-e", str(tmp_path / "try.sh"),
+        cwd=clone, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = await asyncio.wait_for(
+            proc.communicate(), 600
+        )  # a fresh venv and pip install: slow when the machine is busy
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever the script left behind
+    assert proc.returncode == 0, err.decode()[-3000:]
+    lines = [line for line in out.decode().splitlines() if line.startswith("race ")]
+    assert len(lines) == 6, out.decode()  # three races of the sample bot, three of mybot.py
+    assert (clone / ".venv" / "bin" / "python").exists()

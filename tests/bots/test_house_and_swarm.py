@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bots.house import keep_house, parse_lineup
+from bots.house import Slot, keep_house, parse_lineup
 from bots.swarm import swarm
 from server.app import RaceServer
 from tests.server.wire import Client
@@ -18,8 +18,19 @@ Connect = Callable[..., Awaitable[Client]]
 
 
 def test_a_lineup_reads_names_counts_and_module_specs() -> None:
-    assert parse_lineup("greedy:2,random") == [("greedy", 2), ("random", 1)]
-    assert parse_lineup("bots.samples.random_bot:RandomBot:3") == [("bots.samples.random_bot:RandomBot", 3)]
+    assert parse_lineup("greedy:2,random") == [Slot("greedy", 2), Slot("random", 1)]
+    assert parse_lineup("bots.samples.random_bot:RandomBot:3") == [
+        Slot("bots.samples.random_bot:RandomBot", 3)
+    ]
+    assert parse_lineup("planner@fast,greedy@casual:2") == [
+        Slot("planner", 1, "fast"),
+        Slot("greedy", 2, "casual"),
+    ]
+    assert parse_lineup("bots.samples.greedy:GreedyBot@slow:2") == [
+        Slot("bots.samples.greedy:GreedyBot", 2, "slow")
+    ]
+    with pytest.raises(ValueError, match="unknown pace 'brisk': choose one of full, fast, casual, slow"):
+        parse_lineup("greedy@brisk")
     with pytest.raises(ValueError, match="at least 1"):
         parse_lineup("greedy:0")
     with pytest.raises(ValueError, match="no house bots"):
@@ -31,13 +42,13 @@ def test_a_lineup_reads_names_counts_and_module_specs() -> None:
 async def test_a_person_queueing_alone_races_the_house_bots_at_once(
     server: RaceServer, connect: Connect
 ) -> None:
-    house = asyncio.create_task(keep_house(server.url, [("random", 3)], ["terrace"], races=1))
+    house = asyncio.create_task(keep_house(server.url, [Slot("random", 3)], ["terrace"], races=1))
     for _ in range(100):  # the three house bots are waiting
         await asyncio.sleep(0.05)
-        if sum(len(w.players) for w in server.lobby.queues.values()) == 3:
+        if sum(len(w.players) for w in server.matchmaking.queues.values()) == 3:
             break
     await asyncio.sleep(server.config.queue_wait)  # house bots alone never start a race
-    assert sum(len(w.players) for w in server.lobby.queues.values()) == 3
+    assert sum(len(w.players) for w in server.matchmaking.queues.values()) == 3
 
     alice = await connect(name="alice")
     await alice.request("queue", variant="terrace")
@@ -55,14 +66,14 @@ async def test_a_person_queueing_alone_races_the_house_bots_at_once(
 
 
 async def test_house_bots_wait_in_each_variant_given(server: RaceServer) -> None:
-    house = asyncio.create_task(keep_house(server.url, [("greedy", 1)], ["terrace", "louis"]))
+    house = asyncio.create_task(keep_house(server.url, [Slot("greedy", 1)], ["terrace", "louis"]))
     try:
         for _ in range(100):
             await asyncio.sleep(0.05)
-            if len(server.lobby.queues) == 2:
+            if len(server.matchmaking.queues) == 2:
                 break
-        assert sorted(server.lobby.queues) == [("louis", "clear", "all"), ("terrace", "terrace", "all")]
-        names = sorted(p.name for w in server.lobby.queues.values() for p in w.players)
+        assert sorted(server.matchmaking.queues) == [("louis", "clear", "all"), ("terrace", "terrace", "all")]
+        names = sorted(p.name for w in server.matchmaking.queues.values() for p in w.players)
         assert names == ["house-greedy-1-louis", "house-greedy-1-terrace"]
     finally:
         house.cancel()

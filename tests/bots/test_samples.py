@@ -14,6 +14,7 @@ import terrace
 from bots.bot import Bot
 from bots.samples.greedy import GreedyBot
 from bots.samples.planner import PlannerBot
+from bots.samples.sampler import SamplerBot
 
 VARIANTS = ("terrace", "queen-of-italy", "signora", "louis")
 
@@ -66,7 +67,7 @@ def test_greedy_never_undoes_its_last_move() -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("factory", [GreedyBot, PlannerBot])
+@pytest.mark.parametrize("factory", [GreedyBot, PlannerBot, SamplerBot])
 def test_sample_bots_play_whole_games_legally(variant: str, factory: type[Bot]) -> None:
     for deal in (1, 2):
         game = terrace.new_game(variant, deal=deal)
@@ -75,10 +76,9 @@ def test_sample_bots_play_whole_games_legally(variant: str, factory: type[Bot]) 
         assert game.score >= (8 if variant == "louis" else 1)
 
 
-def test_planner_is_deterministic() -> None:
-    runs = [
-        play_out(start(PlannerBot(), "terrace", "same"), terrace.new_game("terrace", deal=7)) for _ in "ab"
-    ]
+@pytest.mark.parametrize("factory", [PlannerBot, SamplerBot])
+def test_planner_is_deterministic(factory: type[Bot]) -> None:
+    runs = [play_out(start(factory(), "terrace", "same"), terrace.new_game("terrace", deal=7)) for _ in "ab"]
     assert runs[0] == runs[1]
 
 
@@ -91,13 +91,14 @@ def permuted_twin(game: terrace.Game, seed: int) -> terrace.Game:
     return twin
 
 
+@pytest.mark.parametrize("factory", [PlannerBot, SamplerBot])
 @pytest.mark.parametrize("variant", ["terrace", "queen-of-italy", "signora"])
-def test_planner_never_reads_hidden_state(variant: str) -> None:
+def test_planner_never_reads_hidden_state(variant: str, factory: type[Bot]) -> None:
     game = terrace.new_game(variant, deal=3)
     for at in range(40):  # from the start, then a few moves in
         twin = permuted_twin(game, at)
         assert twin.view() == game.view() and twin._places[2] != game._places[2]
-        a, b = start(PlannerBot(), variant, "r"), start(PlannerBot(), variant, "r")
+        a, b = start(factory(), variant, "r"), start(factory(), variant, "r")
         view = json.loads(json.dumps(game.view()))
         move_a = a.choose(view, game.legal_moves())
         move_b = b.choose(json.loads(json.dumps(twin.view())), twin.legal_moves())
@@ -114,3 +115,32 @@ def test_planner_works_on_a_view_without_its_game() -> None:
     del game
     move = start(PlannerBot(), "terrace").choose(view, legal)
     assert move in legal
+
+
+def test_sampler_never_walks_back_into_a_position_it_left() -> None:
+    # signora deal 1: a lone card may go to a gap and back for ever; the sampler must not
+    game = terrace.new_game("signora", deal=1)
+    bot = start(SamplerBot(), "signora")
+    seen = []
+    for _ in range(80):
+        view = json.loads(json.dumps(game.view()))
+        seen.append(
+            json.dumps({k: v for k, v in view.items() if k not in ("moves", "status")}, sort_keys=True)
+        )
+        move = bot.choose(view, game.legal_moves())
+        if move is None or game.status != "playing":
+            break
+        game.play(move)
+    assert len(seen) == len(set(seen))
+
+
+def test_sampler_knows_the_order_of_louis_second_deal() -> None:
+    bot = start(SamplerBot(), "louis")
+    game = terrace.new_game("louis", deal=1)
+    while game._deal_no == 1 and game.status == "playing":
+        game.play(bot.choose(json.loads(json.dumps(game.view())), game.legal_moves()) or "")
+    assert game._deal_no == 2  # it gathered the heaps: the second deal is cards it saw, in a known order
+    for _ in range(10):  # a few cards into the second deal
+        (order,) = bot.orders(game.view(), 3)
+        assert order == [terrace.NAME[c] for c in game._places[24][::-1]]
+        game.play(bot.choose(json.loads(json.dumps(game.view())), game.legal_moves()) or "")

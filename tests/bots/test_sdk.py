@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -14,6 +15,8 @@ from bots import Bot
 from bots.samples.random_bot import RandomBot
 from bots.sdk import Racer, RaceResult, SDKError, play
 from server.app import RaceServer
+from tests.poll import eventually
+from tests.server.redis_server import RedisServer, require_redis_server
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]
@@ -144,7 +147,8 @@ async def test_a_dropped_connection_reconnects_and_resends_the_move_once(
             if view["moves"] == 12 and not resumed_at:
                 resumed_at.append(view["moves"])
                 assert racer.link is not None
-                ws = racer.link.ws
+                assert racer.link.conn is not None
+                ws = racer.link.conn.ws
                 send = ws.send
 
                 async def send_then_drop(frame: Any) -> None:
@@ -221,9 +225,9 @@ async def test_a_refused_queue_is_an_sdk_error(server: RaceServer) -> None:
 
 
 async def test_an_unreachable_server_is_reported_not_hung(unused_tcp_port: int) -> None:
-    from bots.link import LinkClosed
+    from link import Offline
 
-    with pytest.raises(LinkClosed, match="cannot connect"):
+    with pytest.raises(Offline, match="cannot reach"):
         await play(RandomBot, f"ws://127.0.0.1:{unused_tcp_port}/ws", name="lost")
 
 
@@ -261,3 +265,45 @@ async def test_a_finished_push_missed_while_away_is_read_from_the_record(
         await lost._finished("nosuchrace")
     await lost.close()
     assert info.value.code == "no_race"
+
+
+class Patient(Bot):
+    """Moves; before its fourth move it waits for ``go`` (the test stops Redis meanwhile); resigns
+    after six."""
+
+    moves = 0
+    waiting = asyncio.Event()
+    go = asyncio.Event()
+
+    async def choose(self, view: dict[str, Any], legal: list[str]) -> str | None:
+        type(self).moves += 1
+        if self.moves == 4:
+            type(self).waiting.set()
+            await type(self).go.wait()
+        return legal[0] if self.moves <= 6 else None
+
+
+async def test_a_move_answered_store_down_is_sent_again_until_the_store_is_back(
+    make_server: Callable[..., Awaitable[RaceServer]], tmp_path: Path
+) -> None:
+    Patient.waiting, Patient.go, Patient.moves = asyncio.Event(), asyncio.Event(), 0
+    with RedisServer(require_redis_server(), appendonly=True, dir=tmp_path) as redis:
+        srv = await make_server(redis_url=redis.url)
+        result = asyncio.create_task(Racer(Patient, srv.url, name="patient").race(variant="terrace"))
+        helper = await Client.open(srv.url)
+        assert (await helper.request("hello", name="helper"))["type"] == "welcome"
+        assert (await helper.request("queue", variant="terrace"))["type"] == "queued"
+        await asyncio.wait_for(Patient.waiting.wait(), 10)
+        redis.stop()
+        Patient.go.set()
+        refused = srv.metrics.errors.labels("store_down")
+        await eventually(lambda: refused._value.get() >= 2, what="the move to be refused and sent again")
+        redis.start()
+        await eventually(lambda: Patient.moves > 6, what="the bot to resign")
+        race = (await helper.wait("started"))["race"]
+        assert (await helper.request("resign", race=race))["type"] == "resigned"
+        done = await asyncio.wait_for(result, 30)
+        record = await helper.request("record", race=done.race)
+        row = next(r for r in record["race"]["results"] if r["player"]["name"] == "patient")
+        assert done.moves == len(row["move_list"]) == 6  # the refused move once, when the store was back
+        await helper.close()

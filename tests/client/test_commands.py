@@ -9,7 +9,10 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
+
 from server.app import RaceServer
+from tests.poll import eventually
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]
@@ -43,6 +46,22 @@ async def test_races_lists_open_races_as_a_table_and_as_json(server: RaceServer,
     assert [r["id"] for r in json.loads(out)["races"]] == [race]
 
 
+async def test_races_shows_finished_races_with_their_winner(server: RaceServer, connect: Connect) -> None:
+    alice = await connect(name="alice")
+    created = await alice.request("create", variant="queen-of-italy", seats=1, start="full")
+    race = created["race"]["id"]
+    await alice.wait("started")
+    assert (await alice.request("resign", race=race))["type"] == "resigned"
+    await alice.wait("finished")
+    code, out, _ = await _run("races", "--server", server.url)
+    assert code == 0
+    line = next(line for line in out.splitlines() if race in line)
+    assert "queen-of-italy" in line and "alice (resigned" in line
+    code, out, _ = await _run("races", "--server", server.url, "--json")
+    [brief] = json.loads(out)["finished"]
+    assert brief["id"] == race and brief["results"][0]["player"]["name"] == "alice"
+
+
 async def test_watch_the_lobby_as_json_lines_sees_a_race_being_created(
     server: RaceServer, connect: Connect
 ) -> None:
@@ -50,7 +69,7 @@ async def test_watch_the_lobby_as_json_lines_sees_a_race_being_created(
         TERRACE, "watch", "--server", server.url, "--json", stdout=asyncio.subprocess.PIPE
     )
     assert proc.stdout is not None
-    await asyncio.sleep(0.5)  # subscribed by now
+    await eventually(lambda: server.audience.subscribers, what="the watcher to subscribe")
     alice = await connect(name="alice")
     created = await alice.request("create", variant="louis", seats=2)
     line = json.loads(await asyncio.wait_for(proc.stdout.readline(), 10))
@@ -126,3 +145,48 @@ async def test_play_uses_the_registered_token_and_a_refusal_is_one_line_and_exit
     assert code == 1
     assert "Connected to" in out and "robo" in out  # the stored account, not a guest
     assert err.strip() == "terrace: There is no race 'nosuch'."
+
+
+async def test_piped_practice_prints_only_what_each_move_changed() -> None:
+    code, out, _ = await _run(
+        "practice", "--variant", "terrace", "--deal", "7", stdin=b"1f\nd\nd\nd\nd\nquit\n"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert sum(line.startswith("terrace ") for line in lines) == 1  # the board once, then its changes
+    assert sum(line.strip() == "S-W" for line in lines) == 4  # every answer, even the same again
+    assert len(lines) < 45, out
+
+
+async def test_a_url_without_ws_gets_a_hint_in_its_one_line(server: RaceServer) -> None:
+    bare = server.url.removesuffix("/ws")
+    code, _out, err = await _run("races", "--server", bare)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert err.strip().endswith(f"(the websocket endpoint is /ws: try {server.url})"), err
+
+
+async def test_queueing_where_nobody_waits_says_so_at_once_and_again_after_a_while(
+    server: RaceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+    import io
+
+    from rich.console import Console
+
+    from client import play
+    from tests.poll import eventually
+
+    monkeypatch.setattr(play, "STILL_WAITING", 0.3)
+    buf = io.StringIO()
+    args = argparse.Namespace(
+        server=server.url, name="lonely", queue="signora", goal=None, race=None, create=None, seats=2
+    )
+    task = asyncio.create_task(play.play(args, Console(file=buf, width=200)))
+    try:
+        await eventually(lambda: "Still waiting after" in buf.getvalue(), what="the second word")
+        text = buf.getvalue()
+        assert "Queued for signora (goal terrace), position 1." in text
+        assert "Nobody else is waiting for signora now" in text
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

@@ -26,34 +26,60 @@ def test_without_the_variable_it_is_the_platform_config_dir(monkeypatch: pytest.
     assert config.config_dir() == Path(platformdirs.user_config_dir("terrace"))
 
 
-def test_default_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert config.default_server() == "ws://127.0.0.1:8765/ws"
-    monkeypatch.setenv("TERRACE_SERVER", URL)
-    assert config.default_server() == URL
-
-
 def test_save_load_forget(config_dir: Path) -> None:
     assert config.load_token(URL) is None
-    path = config.save_token(URL, "alice", "tok-1", "human")
-    assert path == config_dir / "credentials.json"
+    path, replaced = config.save_token(URL, "alice", "tok-1", "human")
+    assert path == config_dir / "credentials.json" and replaced is None
     config.save_token("ws://other/ws", "bot1", "tok-2", "bot")
     assert config.load_token(URL) == {"name": "alice", "token": "tok-1", "kind": "human"}
     assert json.loads(path.read_text()) == {
-        URL: {"name": "alice", "token": "tok-1", "kind": "human"},
-        "ws://other/ws": {"name": "bot1", "token": "tok-2", "kind": "bot"},
+        URL: {
+            "default": "alice",
+            "accounts": {"alice": {"name": "alice", "token": "tok-1", "kind": "human"}},
+        },
+        "ws://other/ws": {
+            "default": "bot1",
+            "accounts": {"bot1": {"name": "bot1", "token": "tok-2", "kind": "bot"}},
+        },
     }
-    config.save_token(URL, "alice2", "tok-3", "human")  # a new account for the same server replaces it
-    assert config.load_token(URL) == {"name": "alice2", "token": "tok-3", "kind": "human"}
     assert config.forget(URL) is True
     assert config.forget(URL) is False
     assert config.load_token(URL) is None
     assert config.load_token("ws://other/ws") is not None
 
 
+def test_a_second_name_on_one_server_is_stored_beside_the_first_never_over_it(config_dir: Path) -> None:
+    config.save_token(URL, "alice", "tok-1", "human")
+    _, replaced = config.save_token(URL, "robo", "tok-2", "bot")
+    assert replaced is None
+    assert config.load_token(URL, "alice") == {"name": "alice", "token": "tok-1", "kind": "human"}
+    assert config.load_token(URL, "ROBO") == {
+        "name": "robo",
+        "token": "tok-2",
+        "kind": "bot",
+    }  # names ignore case
+    assert config.load_token(URL) == config.load_token(URL, "robo")  # the newest is the default
+    assert sorted(config.accounts(URL)) == ["alice", "robo"]
+    assert config.load_token(URL, "carol") is None
+    _, replaced = config.save_token(URL, "Alice", "tok-3", "human")  # the same name again: said, not silent
+    assert replaced == {"name": "alice", "token": "tok-1", "kind": "human"}
+    assert config.forget(URL, "alice") is True and config.forget(URL, "alice") is False
+    assert config.load_token(URL) == config.load_token(URL, "robo")
+
+
+def test_a_file_of_one_account_per_server_is_still_read(config_dir: Path) -> None:
+    config_dir.mkdir()
+    old = {URL: {"name": "alice", "token": "tok-1", "kind": "human"}}
+    (config_dir / "credentials.json").write_text(json.dumps(old))
+    assert config.load_token(URL) == old[URL]
+    config.save_token(URL, "robo", "tok-2", "bot")
+    assert config.load_token(URL, "alice") == old[URL]  # kept when the file takes its new shape
+
+
 def test_the_file_is_0600_in_a_0700_dir_whatever_the_umask(config_dir: Path) -> None:
     old = os.umask(0)
     try:
-        path = config.save_token(URL, "alice", "tok", "human")
+        path, _ = config.save_token(URL, "alice", "tok", "human")
     finally:
         os.umask(old)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
@@ -67,7 +93,7 @@ def test_an_existing_dir_keeps_its_mode(tmp_path: Path, monkeypatch: pytest.Monk
     shared.mkdir(mode=0o755)
     os.chmod(shared, 0o755)
     monkeypatch.setenv("TERRACE_CONFIG_DIR", str(shared))
-    path = config.save_token(URL, "a1", "t", "human")
+    path, _ = config.save_token(URL, "a1", "t", "human")
     assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 

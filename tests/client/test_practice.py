@@ -165,6 +165,6 @@ async def test_a_lost_game_says_so_and_stays_open_for_undo() -> None:
         " Type undo to take moves back, or restart."
     )
     assert table.over() is None  # practice goes on: undo and restart still work
-    assert "LOST" in to_text(board(table.view()), width=80)
+    assert "STUCK" in to_text(board(table.view()), width=80)
     assert await table.commands()["undo"]() == "Took back S-W."
     assert table.lost() is None and table.view()["status"] == "playing"

@@ -76,10 +76,20 @@ async def test_a_finished_race_verifies(server: RaceServer, race: tuple[str, Mes
     race_id, _ = race
     code, text = await run(records.verify, ns(server, race=race_id, file=None))
     assert code == 0, text
-    for label in ("seed", "commitment", "deal", "replay (Ann)", "result (Ben)", "finish (Ann)", "places"):
+    labels = (
+        "seed",
+        "commitment",
+        "deal",
+        "first_view",
+        "replay (Ann)",
+        "result (Ben)",
+        "finish (Ann)",
+        "places",
+    )
+    for label in labels:
         assert f"✓ {label}" in text
     assert "✗" not in text
-    assert f"Race {race_id} verifies: all 11 checks pass." in text
+    assert f"Race {race_id} verifies: all 12 checks pass." in text
 
 
 async def test_verify_json_is_the_audit_as_data(
@@ -90,7 +100,7 @@ async def test_verify_json_is_the_audit_as_data(
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["ok"] is True and data["race"] == race_id
     assert {c["name"] for c in data["checks"]} == {
-        "record", "seed", "commitment", "deal", "replay", "result", "finish", "places",
+        "record", "seed", "commitment", "deal", "first_view", "replay", "result", "finish", "places",
     }  # fmt: skip
 
 
@@ -197,6 +207,23 @@ async def test_register_the_same_name_again_is_refused_with_the_servers_message(
     assert code == 1
     assert "The name 'eli' is taken." in text
     assert config.load_token(server.url) == first  # the stored token is untouched
+
+
+async def test_register_a_second_name_keeps_the_first_accounts_token_and_says_how_to_use_both(
+    server: RaceServer,
+) -> None:
+    assert (await run(records.register, ns(server, name="Gil", bot=False)))[0] == 0
+    first = config.load_token(server.url, "Gil")
+    code, text = await run(records.register, ns(server, name="Hal", bot=True))
+    assert code == 0
+    assert config.load_token(server.url, "Gil") == first  # not overwritten: that account is not lost
+    assert "Also stored for this server: Gil" in text and "terrace play --name Gil" in text
+    assert first is not None
+    conn = await Client.open(server.url)
+    try:
+        assert (await conn.request("hello", token=first["token"]))["player"]["name"] == "Gil"
+    finally:
+        await conn.close()
 
 
 async def test_register_a_bad_name_exits_1(server: RaceServer) -> None:

@@ -14,7 +14,8 @@ from typing import Any
 from rich.console import Console, RenderableType
 
 import terrace
-from client.render import board, card, lobby, screen, standings, to_text
+from client.layout import screen
+from client.render import board, card, lobby, standings, to_text
 
 SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 
@@ -170,7 +171,7 @@ def test_a_lost_game_says_so() -> None:
     while g.view()["stock"]:
         g.play("deal")
     assert g.status == "lost"
-    assert "LOST" in to_text(board(g.view()), 80).splitlines()[0]
+    assert "STUCK" in to_text(board(g.view()), 80).splitlines()[0]
 
 
 def test_the_board_fits_80_columns_and_long_piles_wrap_inside_their_column() -> None:

@@ -78,6 +78,8 @@ async def test_play_a_race_typing_moves_with_completion_seeing_refusals_and_resi
     await _expect(child, "move>")
 
     child.sendline("resign")
+    await _expect(child, "Type y to resign")  # asked first: a typo never ends a race
+    child.sendline("y")
     await _expect(child, "You resigned")
     await _expect(child, "Waiting for the others")
     await bob.request("resign", race=race)

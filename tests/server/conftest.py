@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -17,8 +18,21 @@ from .wire import Client
 
 __all__ = ["redis_server", "redis_url"]  # fixtures: a private redis-server for tests that need one
 
+Connect = Callable[..., Awaitable[Client]]
+MakeServer = Callable[..., Awaitable[RaceServer]]
+
 # Fast clocks so races start and end within a test.
-FAST = Config(host="127.0.0.1", port=0, countdown=0.05, grace=0.5, queue_wait=0.3, standings_interval=0.01)
+# Every test client comes from 127.0.0.1: accounts racing each other need more than one rated seat
+# per address (tests of that limit set it back).
+FAST = Config(
+    host="127.0.0.1",
+    port=0,
+    countdown=0.05,
+    grace=0.5,
+    queue_wait=0.3,
+    standings_interval=0.01,
+    rated_seats_per_address=0,
+)
 
 
 @pytest.fixture
@@ -33,19 +47,28 @@ async def server(config: Config) -> AsyncIterator[RaceServer]:
         yield srv
 
 
-@pytest.fixture
-async def make_server() -> AsyncIterator[Callable[..., Awaitable[RaceServer]]]:
+@contextlib.asynccontextmanager
+async def servers(base: Config) -> AsyncIterator[MakeServer]:
+    """``make(**changes)`` starts a server on ``base`` with those settings; all stop at the end."""
     started: list[RaceServer] = []
 
     async def make(**changes: Any) -> RaceServer:
-        srv = RaceServer(dataclasses.replace(FAST, **changes))
+        srv = RaceServer(dataclasses.replace(base, **changes))
         await srv.start()
         started.append(srv)
         return srv
 
-    yield make
-    for srv in started:
-        await srv.stop()
+    try:
+        yield make
+    finally:
+        for srv in started:
+            await srv.stop()
+
+
+@pytest.fixture
+async def make_server() -> AsyncIterator[MakeServer]:
+    async with servers(FAST) as make:
+        yield make
 
 
 @pytest.fixture

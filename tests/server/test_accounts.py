@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from server.app import RaceServer
+from tests.poll import eventually
 
+from .conftest import Connect, MakeServer
 from .wire import Client
-
-Connect = Callable[..., Awaitable[Client]]
 
 
 def _strings(value: Any) -> list[str]:
@@ -85,6 +84,7 @@ async def test_hello_with_the_token_on_a_new_connection_welcomes_the_same_player
     assert isinstance(welcome["session"], str) and welcome["session"]
     assert welcome["server"]["protocol"] == 1
     assert "terrace" in welcome["server"]["variants"]
+    assert "race" not in welcome  # in no race: nothing to come back to
 
 
 async def test_hello_with_a_wrong_token_is_bad_token(connect: Connect) -> None:
@@ -139,12 +139,45 @@ async def test_a_guests_name_is_free_again_once_the_guest_has_left(
 ) -> None:
     dora = await connect(name="dora")
     await dora.close()
-    for _ in range(50):  # the server forgets the guest when its connection handler ends
-        if not server.connections:
-            break
-        await asyncio.sleep(0.02)
+    # the server forgets the guest when its connection handler ends
+    await eventually(lambda: not server.connections, what="the guest's connection to end")
     again = await connect()
     assert (await again.request("hello", name="dora"))["type"] == "welcome"
+
+
+@pytest.mark.parametrize(("first", "second"), [("Alice", "AIice"), ("B0b", "bob"), ("mary", "rnary")])
+@pytest.mark.parametrize("request_type", ["register", "hello"])
+async def test_a_name_that_looks_like_a_taken_one_is_name_taken(
+    connect: Connect, first: str, second: str, request_type: str
+) -> None:
+    await connect(name=first)  # a guest holds it
+    registered = await (await connect()).request("register", name=first + "x")
+    assert registered["type"] == "registered"
+    for name in (second, second + "x"):  # like the guest's, like the account's
+        ans = await (await connect()).request(request_type, name=name)
+        assert (ans["type"], ans["code"], ans["name"]) == ("error", "name_taken", name)
+    assert (await (await connect()).request(request_type, name="Alicia"))["type"] in ("welcome", "registered")
+
+
+async def test_a_guest_gone_from_a_started_race_loses_its_name_when_the_race_ends(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice, bob = await connect(name="alice"), await connect(name="bob")
+    race = (await alice.request("create", variant="terrace", seats=2))["race"]["id"]
+    assert (await bob.request("join", race=race))["type"] == "joined"
+    await alice.request("start", race=race)
+    await bob.wait("started")
+    session = bob.session  # type: ignore[attr-defined]
+    await bob.close()  # bob is away: his seat (and name) wait for him through the grace period
+    taken = await (await connect()).request("hello", name="bob")
+    assert taken["code"] == "name_taken"
+    assert (await alice.request("resign", race=race))["type"] == "resigned"
+    # bob's grace runs out (0.5 s here): he finishes `disconnected`, the race ends, the name is free
+    await alice.wait("finished", timeout=10)
+    await eventually(lambda: not server.registry.drivers, what="the race to end")
+    again = await connect()
+    assert (await again.request("hello", name="bob"))["type"] == "welcome"
+    assert (await (await connect()).request("hello", session=session))["code"] == "bad_session"
 
 
 BAD_NAMES = [
@@ -261,7 +294,7 @@ async def test_requests_needing_a_player_before_hello_are_hello_first(
     assert ans["code"] == "hello_first"
     assert ans["re"] == 1
     assert request_type in ans["message"]
-    assert ans["type"] == "error"  # DESIGN.md: errors are {"type": "error", "code": ...}
+    assert ans["type"] == "error"  # errors are {"type": "error", "code": ...} (PROTOCOL.md, Errors)
 
 
 async def test_races_ping_spectate_subscribe_and_record_work_without_hello(connect: Connect) -> None:
@@ -324,3 +357,24 @@ async def test_hello_with_the_token_while_connected_elsewhere_takes_over_with_40
     assert w["player"]["id"] == reg["player"]["id"]
     await asyncio.wait_for(first.closed, 5)
     assert first.ws.close_code == 4001
+
+
+async def test_an_address_may_register_only_so_many_accounts_an_hour(make_server: MakeServer) -> None:
+    server = await make_server(registrations_per_hour=2)
+    answers = []
+    for name in ("first", "first", "second", "third"):  # the taken name costs nothing
+        answers.append(await (await Client.open(server.url)).request("register", name=name))
+    assert [a.get("code", a["type"]) for a in answers] == [
+        "registered",
+        "name_taken",
+        "registered",
+        "too_many_registrations",
+    ]
+    refused = answers[-1]
+    assert 1790 <= refused["retry_after"] <= 1800  # one of the two comes back in half an hour
+    assert (
+        refused["message"]
+        == f"Too many accounts were registered from your address; try again in {refused['retry_after']} s."
+    )
+    guest = await (await Client.open(server.url)).request("hello", name="third")  # guests are not limited
+    assert guest["type"] == "welcome"

@@ -39,7 +39,6 @@ def test_defaults_with_no_flags_and_no_environment() -> None:
     assert (config.host, config.port, config.public_url) == ("127.0.0.1", 8765, "")
     assert (config.max_frame, config.rate, config.burst) == (65_536, 200.0, 1_000)
     assert (config.max_conns_per_address, config.max_pending, config.max_bad_messages) == (128, 32, 20)
-    assert config.url == "ws://127.0.0.1:8765/ws"
 
 
 def test_every_setting_has_its_environment_variable() -> None:
@@ -70,11 +69,31 @@ def test_every_setting_has_its_environment_variable() -> None:
         "standings_interval": 0.25,
         "keep_finished": 10,
         "search_workers": 1,
+        # holding under attack
+        "max_write_buffer": 65_536,
+        "send_buffer": 8_192,
+        "slow_reader_deadline": 2.5,
+        "bytes_per_token": 512,
+        "address_rate": 50.0,
+        "address_burst": 100,
+        "control_frames": 2.0,
+        "handshake_timeout": 1.5,
+        "max_open_races_per_player": 2,
+        "max_open_races_per_address": 9,
+        "open_race_timeout": 60.0,
+        "races_page": 50,
+        "registrations_per_hour": 5,
+        "origins": "https://race.example",
+        "rated_seats_per_address": 2,
+        "winnable_seconds": 3.5,
+        "session_ttl": 600.0,
+        "redis_mode": "cluster",
+        "redis_replica_acks": 1,
     }
     assert set(changed) == {f.name for f in dataclasses.fields(Config)}
     config = parse([], {env_name(k): str(v) for k, v in changed.items()})
     assert dataclasses.asdict(config) == changed
-    assert config.url == "wss://race.example/ws"
+    assert config.public_url == "wss://race.example/ws"
 
 
 def test_the_environment_is_read_from_os_environ_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,6 +184,13 @@ def test_settings_that_cannot_work_are_refused(argv: list[str]) -> None:
         parse(argv, {})
 
 
+def test_a_redis_mode_other_than_single_or_cluster_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse(["--redis-mode", "cluster"], {}).redis_mode == "cluster"
+    with pytest.raises(SystemExit):
+        parse(["--redis-mode", "sentinel"], {})
+    assert "--redis-mode must be one of single, cluster" in capsys.readouterr().err
+
+
 # ----- the real command --------------------------------------------------------------------
 
 
@@ -184,6 +210,8 @@ def running() -> Iterator[tuple[subprocess.Popen[str], str]]:
     assert match, line + (proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
     port = int(match.group(2))
     assert port != 0  # the real port, not the 0 asked for
+    page = proc.stdout.readline().rstrip("\n")
+    assert page == f"  live page http://127.0.0.1:{port}/"  # the page the README promises
     health = proc.stdout.readline().rstrip("\n")
     assert health == f"  health http://127.0.0.1:{port}/healthz  metrics http://127.0.0.1:{port}/metrics"
     yield proc, match.group(1)
@@ -255,3 +283,65 @@ def test_the_installed_console_script_documents_every_setting() -> None:
     for f in dataclasses.fields(Config):
         assert f"--{f.name.replace('_', '-')}" in result.stdout
         assert f"TERRACE_{f.name.upper()}" in result.stdout
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:19090", "http://127.0.0.1:6379/0", "localhost"])
+def test_a_redis_url_without_a_redis_scheme_is_a_usage_error_in_one_line(url: str) -> None:
+    result = subprocess.run([COMMAND, "--redis", url], capture_output=True, text=True, timeout=30, env=_env())
+    assert result.returncode == 2
+    assert "needs a scheme: redis://HOST:PORT/DB" in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("terrace-server: error: --redis-url")
+
+
+def test_an_unreachable_redis_stops_the_server_with_exit_1_and_one_line() -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    result = subprocess.run(
+        [COMMAND, "--port", "0", "--redis", f"redis://127.0.0.1:{port}/0"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=_env(),
+    )
+    assert result.returncode == 1
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"terrace-server: cannot reach the store at redis://127.0.0.1:{port}/0")
+
+
+async def test_a_second_server_on_a_taken_port_restores_nothing_before_it_stops(redis_url: str) -> None:
+    """The second server shares the first one's Redis: had it rebuilt the first one's running race
+    before failing to bind, both would be running it."""
+    first = subprocess.Popen(
+        [COMMAND, "--port", "0", "--redis", redis_url, "--countdown", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    try:
+        assert first.stdout is not None
+        match = LISTEN.match(first.stdout.readline().strip())
+        assert match, "the first server did not start"
+        url, port = match.group(1), match.group(2)
+        alice = await Client.open(url)
+        await alice.request("hello", name="alice")
+        race = (await alice.request("create", variant="terrace", seats=1))["race"]["id"]
+        await alice.request("start", race=race)
+        await alice.wait("started")
+        second = await asyncio.to_thread(
+            subprocess.run,
+            [COMMAND, "--port", port, "--redis", redis_url],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=_env(),
+        )
+        assert second.returncode == 1 and "cannot listen on" in second.stderr
+        assert "restored" not in second.stderr and "Traceback" not in second.stderr
+        assert (await alice.request("move", race=race, seq=1, move="1f"))["type"] == "moved"
+        await alice.close()
+    finally:
+        first.terminate()
+        first.wait(10)

@@ -9,15 +9,16 @@ import dataclasses
 import os
 import subprocess
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from server.app import RaceServer
-from server.redis_store import RedisStore
 from server.store import MemoryStore
+from server.store.redis_store import RedisStore
+from tests.poll import eventually
 
 from .conftest import FAST
 from .redis_server import RedisServer, require_redis_server
@@ -37,7 +38,19 @@ def launch(redis_url: str, tmp_path: Path) -> Iterator[Launch]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TERRACE_")}
         log = open(tmp_path / f"server-{len(procs)}.log", "w")  # noqa: SIM115 (the process owns it)
         proc = subprocess.Popen(
-            [COMMAND, "--redis-url", redis_url, "--port", "0", "--countdown", "0", *flags],
+            # every client here is on 127.0.0.1: accounts may share a race (as in FAST)
+            [
+                COMMAND,
+                "--redis-url",
+                redis_url,
+                "--port",
+                "0",
+                "--countdown",
+                "0",
+                "--rated-seats-per-address",
+                "0",
+                *flags,
+            ],
             stdout=subprocess.PIPE,
             stderr=log,
             text=True,
@@ -96,6 +109,13 @@ async def _play(c: Client, race: str, seq: int, legal: list[str], text: str | No
 
 def _without_re(msg: Message) -> Message:
     return {k: v for k, v in msg.items() if k != "re"}
+
+
+def _no_live_races(store: RedisStore) -> Callable[[], Awaitable[bool]]:
+    async def check() -> bool:
+        return await store.live_races() == []
+
+    return check
 
 
 async def test_a_killed_server_resumes_its_race_with_every_acknowledged_move(
@@ -157,11 +177,12 @@ async def test_a_race_whose_time_ran_out_while_the_server_was_down_ends_by_time(
 
     _, url = launch()
     c = await Client.open(url)
-    for _ in range(50):  # the restarted server ends it at once; the record is saved just after
+
+    async def record() -> Any:  # the restarted server ends it at once; the record is saved just after
         answer = await c.request("record", race=race)
-        if answer["type"] == "record":
-            break
-        await asyncio.sleep(0.05)
+        return answer if answer["type"] == "record" else None
+
+    answer = await eventually(record, what="the record of the race that ran out of time")
     results = {r["player"]["name"]: r for r in answer["race"]["results"]}
     assert {n: (r["finish"], r["time"]) for n, r in results.items()} == {
         "alice": ("time", 2000),
@@ -169,11 +190,7 @@ async def test_a_race_whose_time_ran_out_while_the_server_was_down_ends_by_time(
     }
     assert results["alice"]["move_list"] == [moved["move"]] and results["alice"]["place"] == 1
     store = RedisStore(redis_url)
-    for _ in range(50):  # the log goes once the record is kept
-        if not await store.live_races():
-            break
-        await asyncio.sleep(0.05)
-    assert await store.live_races() == []
+    await eventually(_no_live_races(store), what="the log to go once the record is kept")
     await store.close()
     await c.close()
 
@@ -192,7 +209,7 @@ async def test_redis_down_refuses_moves_without_changing_them_and_loses_nothing(
         alice, bob = await _registered(srv.url, "alice"), await _registered(srv.url, "bob")
         race, (started, _) = await _race([alice, bob])
         answers = [await _play(alice, race, 1, started["legal"], "1f")]
-        seat = srv.lobby.races[race].seats[alice.player["id"]]  # type: ignore[attr-defined]
+        seat = srv.registry.drivers[race].race.seats[alice.player["id"]]  # type: ignore[attr-defined]
         own_redis.stop()
         refused = await alice.request("move", race=race, seq=2, move=answers[-1]["legal"][0])
         assert refused["code"] == "store_down"
@@ -204,7 +221,7 @@ async def test_redis_down_refuses_moves_without_changing_them_and_loses_nothing(
         answers.append(await _play(alice, race, 3, answers[-1]["legal"]))
         store = RedisStore(own_redis.url)
         log = await store.log_read(race)
-        assert [(e["seq"], e["m"]) for e in log if e["p"] == seat.player.id] == [
+        assert [(e["seq"], e["m"]) for e in log if e["p"] == seat.id] == [
             (n, a["move"]) for n, a in enumerate(answers, 1)
         ]
         await alice.request("resign", race=race)
@@ -212,11 +229,7 @@ async def test_redis_down_refuses_moves_without_changing_them_and_loses_nothing(
         await alice.wait("finished")
         record = (await alice.request("record", race=race))["race"]
         assert record["results"][0]["move_list"] == [a["move"] for a in answers]
-        for _ in range(50):
-            if not await store.live_races():
-                break
-            await asyncio.sleep(0.05)
-        assert await store.live_races() == []
+        await eventually(_no_live_races(store), what="the log to go once the record is kept")
         await store.close()
         await alice.close()
         await bob.close()
@@ -258,7 +271,7 @@ async def test_replay_takes_the_last_entry_of_a_seq_and_forgets_a_finish_moves_c
     await alice.request("start", race=race)
     started = await alice.wait("started")
     answers = [await _play(alice, race, 1, started["legal"], "1f")]
-    pid = next(iter(first.lobby.races[race].seats))
+    pid = next(iter(first.registry.drivers[race].race.seats))
     legal = answers[-1]["legal"]
     assert legal[0] != legal[-1]
     await store.log_append(race, {"p": pid, "seq": 1, "m": answers[0]["move"], "t": 5})  # a retried append
@@ -273,8 +286,8 @@ async def test_replay_takes_the_last_entry_of_a_seq_and_forgets_a_finish_moves_c
         await alice.request("hello", session=session)
         resumed = await alice.wait("started")
         assert (resumed["seq"], resumed["view"]) == (2, answers[-1]["view"])
-        seat = second.lobby.races[race].seats[pid]
-        assert (seat.finish, seat.player.race) == (None, race)
+        seat = second.registry.drivers[race].race.seats[pid]
+        assert (seat.finish, second.accounts.get(pid).race) == (None, race)  # type: ignore[union-attr]
         assert [
             _without_re(await alice.request("move", race=race, seq=n, move=a["move"]))
             for n, a in enumerate(answers, 1)

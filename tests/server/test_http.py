@@ -7,7 +7,6 @@ import json
 import re
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Callable
 
 import msgpack
 import pytest
@@ -16,10 +15,10 @@ from websockets.exceptions import InvalidStatus
 
 from server.app import RaceServer
 from terrace.protocol import JSON, MSGPACK
+from tests.poll import eventually
 
+from .conftest import Connect
 from .wire import Client
-
-Connect = Callable[..., Awaitable[Client]]
 
 
 async def _get(server: RaceServer, path: str) -> tuple[int, str, str]:
@@ -72,10 +71,8 @@ async def test_healthz_says_ok_with_counts(server: RaceServer, connect: Connect)
     bob = await connect(name="bob")
     assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 2, "races": 1}
     await bob.close()
-    for _ in range(100):  # the server counts the close when the connection's handler ends
-        if (await _health(server))["connections"] == 1:
-            break
-        await asyncio.sleep(0.01)
+    # the server counts the close when the connection's handler ends
+    await eventually(lambda: len(server.connections) == 1, what="the close to be counted")
     assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 1, "races": 1}
 
 
@@ -160,6 +157,18 @@ async def test_each_error_sent_increments_its_code(server: RaceServer, connect: 
     assert _metric(text, 'terrace_errors_total{code="hello_first"}') == 1
     assert _metric(text, 'terrace_errors_total{code="unknown_type"}') == 1
     assert 'terrace_errors_total{code="bad_field"}' not in text
+
+
+async def test_polling_the_record_of_a_running_race_is_counted_apart_from_errors(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice = await connect(name="alice")
+    race = (await alice.request("create", variant="terrace", seats=2))["race"]["id"]
+    for _ in range(3):
+        assert (await alice.request("record", race=race))["code"] == "not_finished"
+    text = await _metrics(server)
+    assert _metric(text, "terrace_not_finished_total") == 3
+    assert 'terrace_errors_total{code="not_finished"}' not in text
 
 
 async def test_a_finished_race_is_counted(server: RaceServer, connect: Connect) -> None:

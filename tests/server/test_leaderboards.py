@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from server.leaderboards import Leaderboards
-from server.redis_store import RedisStore
 from server.store import Account, MemoryStore, Store
+from server.store.redis_store import RedisStore
 from terrace.errors import ProtocolError
 
+_IDS = itertools.count(1)  # every record a race of its own
 NOV_23 = 1_795_392_000.0  # 2026-11-23 00:00 UTC, a Monday
 
 
@@ -62,7 +65,7 @@ def _record(
 ) -> dict[str, Any]:
     """Rows of (name, place, finish, time ms); a name starting with ``guest`` is a guest."""
     return {
-        "id": "r1",
+        "id": f"r{next(_IDS)}",
         "variant": variant,
         "goal": "clear" if variant == "louis" else "terrace",
         "results": [
@@ -169,3 +172,26 @@ async def test_queries_naming_no_board_or_an_absent_player_are_refused(boards: L
     with pytest.raises(ProtocolError) as e:
         await boards.answer({"board": "wins", "variant": "terrace", "around": "nobody"})
     assert e.value.code == "not_on_board"
+
+
+async def test_one_race_finished_twice_is_counted_once(boards: Leaderboards, store: Store) -> None:
+    record = _record(("alice", 1, "goal", 5000), ("bob", 2, "goal", 7000))
+    assert await boards.race_finished(record) != []
+    rating = await store.rating("humans", "terrace", "a-alice")
+    assert await boards.race_finished(record) == []  # a retry, or another node finishing it again
+    assert _names(await boards.answer({"board": "wins", "variant": "terrace"})) == [(1, "alice", 1)]
+    assert await store.rating("humans", "terrace", "a-alice") == rating
+
+
+async def test_races_rating_the_same_players_at_once_are_each_counted(
+    boards: Leaderboards, store: Store
+) -> None:
+    records = [_record(("alice", 1, "goal", 5000 + n), ("bob", 2, "stuck", None)) for n in range(6)]
+    await asyncio.gather(*(boards.race_finished(r) for r in records))
+    assert _names(await boards.answer({"board": "wins", "variant": "terrace"})) == [(1, "alice", 6)]
+    alone = Leaderboards(MemoryStore())
+    for r in records:  # one after the other: the ratings all six races together must give
+        await alone.race_finished(r)
+    assert await store.rating("humans", "terrace", "a-alice") == await alone.store.rating(
+        "humans", "terrace", "a-alice"
+    )

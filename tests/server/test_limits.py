@@ -5,22 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
 
 import msgpack
 import pytest
 from websockets.exceptions import InvalidStatus
 
-import server.app
+import server.endpoint
+import server.guard
 from server.app import RaceServer
-from server.limits import TokenBucket
+from server.limits import AddressBuckets, TokenBucket, address_key
 from terrace.protocol import JSON, MSGPACK
+from tests.poll import eventually
 from tests.terrace.positions import SLOW_MOVE, slow_search_position
 
+from .conftest import Connect, MakeServer
 from .wire import Client
-
-Connect = Callable[..., Awaitable[Client]]
-MakeServer = Callable[..., Awaitable[RaceServer]]
 
 
 async def _still_serving(client: Client) -> None:
@@ -164,7 +163,7 @@ async def test_a_connection_whose_answer_failed_to_send_is_forgotten_when_it_clo
     server = await make_server(max_conns_per_address=1)
     client = await Client.open(server.url, JSON)
     await client.send_raw('{"type": "spectate", "id": 1, "race": "\\ud800"}')
-    await asyncio.sleep(0.05)
+    await client.wait("error")
     await client.close()
     await _open_count(server, 0)
     again = await Client.open(server.url, JSON)  # the address's only slot is free again
@@ -224,9 +223,10 @@ class _Clock:
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
-    """Every connection's token bucket reads this clock instead of time.monotonic."""
+    """Every token bucket (each connection's, each address's) reads this clock instead of time.monotonic."""
     fake = _Clock()
-    monkeypatch.setattr(server.app, "TokenBucket", lambda rate, burst: TokenBucket(rate, burst, fake))
+    monkeypatch.setattr(server.endpoint, "TokenBucket", lambda rate, burst: TokenBucket(rate, burst, fake))
+    monkeypatch.setattr(server.guard, "AddressBuckets", lambda rate, burst: AddressBuckets(rate, burst, fake))
     return fake
 
 
@@ -307,11 +307,8 @@ async def test_a_frame_over_the_size_limit_closes_with_1009(make_server: MakeSer
 
 
 async def _open_count(server: RaceServer, n: int) -> None:
-    for _ in range(100):  # the server counts a close when the connection's handler ends
-        if len(server.connections) == n:
-            return
-        await asyncio.sleep(0.01)
-    assert len(server.connections) == n
+    # the server counts a close when the connection's handler ends
+    await eventually(lambda: len(server.connections) == n, what=f"{n} open connections")
 
 
 async def test_connections_past_the_per_address_limit_are_refused_with_429(make_server: MakeServer) -> None:
@@ -344,7 +341,7 @@ async def test_simultaneous_connections_past_the_per_address_limit_are_refused(
     refused = [r for r in results if isinstance(r, InvalidStatus)]
     assert len(clients) + len(refused) == 6
     assert all(r.response.status_code == 429 for r in refused)
-    await asyncio.sleep(0.05)
+    await eventually(lambda: sum(not c.closed.done() for c in clients) == 2, what="all but two to be closed")
     open_ = [c for c in clients if not c.closed.done()]
     assert len(open_) == 2
     assert all(c.ws.close_code == 1008 for c in clients if c.closed.done())
@@ -367,17 +364,15 @@ async def test_requests_past_the_pending_queue_are_refused_busy(make_server: Mak
     race_id = (await player.request("create", variant="signora", seats=1))["race"]["id"]
     await player.request("start", race=race_id)
     await player.wait("started")
-    race = server.lobby.races[race_id]
+    race = server.registry.drivers[race_id].race
     next(iter(race.seats.values())).game = slow_search_position()
     await player.send({"type": "move", "id": 100, "race": race_id, "seq": 1, "move": SLOW_MOVE})
-    for _ in range(200):  # wait until the worker is inside the search, not for a guessed time
-        if race._searches:
-            break
-        await asyncio.sleep(0.005)
-    assert race._searches, "the lost search never started"
+    searches = server.registry.searches
+    # wait until the worker is inside the search, not for a guessed time
+    await eventually(lambda: searches._running, what="the lost search to start")
     watcher = await Client.open(server.url)  # another connection is served during the search
     await _still_serving(watcher)
-    assert race._searches, "the search ended too soon for this test"
+    assert searches._running, "the search ended too soon for this test"
     for i in range(201, 206):
         await player.send({"type": "ping", "id": i})
     answers = [await player.wait(lambda m, i=i: m.get("re") == i) for i in range(201, 206)]
@@ -393,3 +388,56 @@ async def test_requests_past_the_pending_queue_are_refused_busy(make_server: Mak
     assert (await player.wait(lambda m: m.get("re") == 100))["type"] == "moved"
     await _still_serving(player)
     await watcher.close()
+
+
+# ----- cost: bytes count, and an address's bucket outlives its connections ---------------
+
+
+async def test_a_large_message_costs_its_size_in_tokens(make_server: MakeServer, clock: _Clock) -> None:
+    # 100 tokens; a 60 KiB ping costs 1 + 60 = 61, so the second one is refused while
+    # small pings (1 token each) still go through with what is left.
+    server = await make_server(rate=100, burst=100, bytes_per_token=1024, max_bad_messages=100)
+    client = await Client.open(server.url)
+    pad = "x" * 60 * 1024
+    await client.send({"type": "ping", "id": 1, "pad": pad})
+    await client.send({"type": "ping", "id": 2, "pad": pad})
+    first, second = [await client.wait(lambda m, i=i: m.get("re") == i) for i in (1, 2)]
+    assert first["type"] == "pong"
+    assert second["code"] == "rate_limited" and second["retry_after"] == 0.22  # 22 tokens short at 100/s
+    assert [a["type"] for a in await _pings(client, range(3, 42))] == ["pong"] * 39
+    assert (await _pings(client, range(42, 43)))[0]["code"] == "rate_limited"
+
+
+async def test_reconnecting_from_one_address_gets_no_fresh_tokens(
+    make_server: MakeServer, clock: _Clock
+) -> None:
+    # The address's bucket (20 tokens, refilled at 10 a second) is shared by its
+    # connections and outlives them; each connection's own bucket is much larger. A
+    # handshake costs 10, and refused frames cost too: the 11th ping leaves it owing one.
+    server = await make_server(address_rate=10, address_burst=20, max_bad_messages=100)
+    first = await Client.open(server.url)
+    answers = await _pings(first, range(1, 12))
+    assert [a.get("code", a["type"]) for a in answers] == ["pong"] * 10 + ["rate_limited"]
+    await first.close()
+    clock.now += 1.1  # back to 10: enough for a handshake, and no more
+    again = await Client.open(server.url)
+    (refused,) = await _pings(again, range(1, 2))
+    assert refused == {**refused, "code": "rate_limited", "retry_after": 0.1}
+    clock.now += 0.25  # that refusal cost one more
+    assert (await _pings(again, range(2, 3)))[0]["type"] == "pong"
+    await again.close()
+
+
+@pytest.mark.parametrize(
+    ("ip", "key"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),  # the same /64: one address for the limits
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),  # the next /64: another
+        ("::ffff:203.0.113.7", "203.0.113.7"),  # IPv4 mapped into IPv6 counts as the IPv4 address
+        ("?", "?"),
+    ],
+)
+def test_per_address_limits_count_an_ipv6_host_by_its_64(ip: str, key: str) -> None:
+    assert address_key(ip) == key

@@ -7,18 +7,17 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from server.app import RaceServer
 from terrace.protocol import JSON
+from tests.poll import eventually
 
+from .conftest import Connect, MakeServer
 from .wire import Client, Message
-
-Connect = Callable[..., Awaitable[Client]]
-MakeServer = Callable[..., Awaitable[RaceServer]]
 
 # A card name as the engine writes it (Kc, Th, 2d) or as a player may (10h), standing alone.
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[cdhs](?![A-Za-z0-9])")
@@ -368,7 +367,7 @@ async def test_races_lists_open_and_running_races_and_finished_ones_under_finish
     assert brief["state"] == "finished"
     assert isinstance(brief["seed"], str) and len(brief["seed"]) == 64
     assert {r["player"]["name"] for r in brief["results"]} == {"bob", "carol"}
-    assert all("move_list" not in r for r in brief["results"])
+    assert all("move_list" not in r for r in brief["results"]) and "first_view" not in brief
 
 
 # ----- queue ------------------------------------------------------------------------------
@@ -525,10 +524,7 @@ async def test_a_queued_player_who_disconnects_leaves_the_queue(server: RaceServ
     ghost = await connect(name="ghost")
     assert (await ghost.request("queue", variant="terrace"))["position"] == 1
     await ghost.close()
-    for _ in range(200):  # the server notices the close
-        if not server.lobby.queues:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: not server.matchmaking.queues, what="the server to notice the close")
 
     alice = await connect(name="alice")
     bob = await connect(name="bob")
@@ -695,3 +691,51 @@ async def test_record_of_a_race_not_yet_running_is_not_finished(connect: Connect
         await alice.request("start", race=race_id)
     ans = await alice.request("record", race=race_id)
     assert ans["code"] == "not_finished"
+
+
+# ----- what a page needs on arrival ---------------------------------------------------
+
+
+async def test_subscribing_to_the_lobby_gets_the_current_standings_of_running_races(
+    connect: Connect,
+) -> None:
+    race, (alice, _bob), _started = await _running(connect, "alice", "bob")
+    for seq, move in enumerate(("1-F1", "S-W"), 1):
+        moved = await alice.request("move", race=race, seq=seq, move=move)
+        assert moved["type"] == "moved", moved
+    open_one = (await (await connect(name="carol")).request("create", variant="louis"))["race"]
+    await alice.wait(lambda m: m.get("type") == "standings" and any(r["moves"] == 2 for r in m["rows"]))
+    watcher = await connect(subprotocol=JSON)
+    sub = await watcher.request("subscribe", topic="lobby")
+    assert {r["id"] for r in sub["races"]} == {race, open_one["id"]}
+    (snapshot,) = sub["standings"]  # running races only: the open one has none
+    assert (snapshot["type"], snapshot["race"], snapshot["state"]) == ("standings", race, "running")
+    rows = {r["player"]["name"]: r for r in snapshot["rows"]}
+    assert (rows["alice"]["moves"], rows["alice"]["score"]) == (2, 1)
+    assert rows["bob"]["moves"] == 0
+    assert not CARD.search(json.dumps(snapshot))
+
+
+async def test_a_guest_may_say_it_is_a_bot_and_is_listed_as_one(connect: Connect) -> None:
+    bot = await connect()
+    welcome = await bot.request("hello", name="robo", kind="bot")
+    assert welcome["player"]["kind"] == "bot" and welcome["player"]["guest"] is True
+    created = await bot.request("create", variant="terrace", entry="bots")
+    assert created["race"]["players"][0]["kind"] == "bot"
+    person = await connect()
+    assert (await person.request("hello", name="ann"))["player"]["kind"] == "human"
+    wrong = await (await connect()).request("hello", name="x1", kind="robot")
+    assert (wrong["code"], wrong["field"]) == ("bad_field", "kind")
+
+
+async def test_a_record_keeps_the_first_view_every_player_got(connect: Connect) -> None:
+    race, clients, started = await _running(connect, "alice", "bob")
+    await _resign_all(race, clients)
+
+    async def fetched() -> Message | None:
+        answer = await clients[0].request("record", race=race)
+        return answer["race"] if answer["type"] == "record" else None
+
+    record = await eventually(fetched, what="the record")
+    assert record["first_view"] == started[0]["view"] == started[1]["view"]
+    assert record["first_view"]["stock"] == 89 and len(record["first_view"]["terrace"]) == 11

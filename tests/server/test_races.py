@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
 
 import terrace
+import terrace.game
 from server.app import RaceServer
 from terrace.deal import commitment
 from terrace.protocol import JSON, MSGPACK, decode
+from tests.poll import eventually
 from tests.terrace.positions import SLOW_MOVE, family_game, slow_search_position
 
+from .conftest import Connect
 from .players import Outcome, Policy, play_out
 from .wire import Client, Message
-
-Connect = Callable[..., Awaitable[Client]]
 
 CARD = re.compile(r"[A2-9TJQK][cdhs]")
 CARD_IN_TEXT = re.compile(r"\b[A2-9TJQK][cdhs]\b")
@@ -228,7 +229,7 @@ async def test_resent_seq_gets_the_first_answer_and_is_applied_once(connect: Con
 
 
 async def test_an_older_seq_within_the_kept_answers_gets_its_own_first_answer(connect: Connect) -> None:
-    from server.race import KEEP_ANSWERS
+    from terrace.race import KEEP_ANSWERS
 
     race, (a, _), _ = await open_race(connect, [MSGPACK, JSON])
     answers = [await a.request("move", race=race, seq=1, move="1-F1")]
@@ -282,6 +283,18 @@ async def test_skipped_seq_is_bad_seq_naming_the_expected_one(connect: Connect) 
     assert (gap["code"], gap["expected"], gap["seq"]) == ("bad_seq", 2, 5)
 
 
+async def test_a_game_at_the_move_ceiling_refuses_more_moves_and_may_still_resign(
+    connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(terrace.game, "MAX_MOVES", 2)  # the real one is 5,000: far too many for a test
+    race, (a, _), _ = await open_race(connect, [JSON, MSGPACK])
+    assert (await a.request("move", race=race, seq=1, move="3-F1"))["type"] == "moved"
+    assert (await a.request("move", race=race, seq=2, move="S-W"))["type"] == "moved"
+    full = await a.request("move", race=race, seq=3, move="S-W")
+    assert (full["code"], full["reason"], full["move"]) == ("illegal_move", "move_limit", "S-W")
+    assert (await a.request("resign", race=race))["type"] == "resigned"
+
+
 async def test_illegal_move_is_refused_with_the_engine_reason_and_changes_nothing(connect: Connect) -> None:
     race, (a, _), _ = await open_race(connect, [JSON, MSGPACK])
     before = await a.request("move", race=race, seq=1, move="S-W")  # still choosing the base
@@ -320,6 +333,7 @@ async def test_reconnect_with_the_session_resumes_the_race_with_the_current_view
     again = await connect(JSON)
     welcome = await again.request("hello", session=a.session)  # type: ignore[attr-defined]
     assert welcome["type"] == "welcome" and welcome["player"]["id"] == player_id(a)
+    assert welcome["race"] == race  # the welcome names the race whose `started` follows
     resumed = await again.wait("started")
     assert resumed["race"] == race and resumed["resumed"] is True
     assert resumed["commitment"] == sa["commitment"]
@@ -414,7 +428,7 @@ async def test_time_limit_ends_the_race_and_unfinished_players_finish_on_time(co
 async def test_the_base_card_counts_as_a_foundation_move_for_the_last_card_home_tie_break(
     connect: Connect,
 ) -> None:
-    # DESIGN.md "Races": the rest are placed by score, then terrace cards left, then the
+    # The placing rule (terrace.race.places): the rest are placed by score, then terrace cards left, then the
     # time of their last foundation move. Choosing the base puts a card on F1.
     race, (a, b), _ = await open_race(connect, [MSGPACK, JSON])
     first = await a.request("move", race=race, seq=1, move="1-F1")
@@ -522,7 +536,7 @@ async def test_a_long_lost_search_does_not_hold_up_other_players(
     connect: Connect, server: RaceServer
 ) -> None:
     race, (a, b), _ = await open_race(connect, [MSGPACK, JSON], goal="clear")
-    server.lobby.races[race].seats[player_id(a)].game = slow_search_position()
+    server.registry.drivers[race].race.seats[player_id(a)].game = slow_search_position()
     loop = asyncio.get_running_loop()
     times: dict[str, float] = {}
 
@@ -532,7 +546,7 @@ async def test_a_long_lost_search_does_not_hold_up_other_players(
         return msg
 
     slow = asyncio.create_task(timed("slow", a.request("move", race=race, seq=1, move=SLOW_MOVE)))
-    await asyncio.sleep(0.05)  # the slow move is in the search by now
+    await eventually(lambda: server.registry.searches._running, what="the slow move's search")
     pong = await timed("ping", b.request("ping"))
     moved = await timed("move", b.request("move", race=race, seq=1, move="1-F1"))
     slow_answer = await slow
@@ -546,18 +560,20 @@ async def test_seats_reaching_the_same_position_share_one_lost_search(
     connect: Connect, server: RaceServer
 ) -> None:
     race_id, (a, b), _ = await open_race(connect, [MSGPACK, JSON], goal="clear")
-    race = server.lobby.races[race_id]
+    race = server.registry.drivers[race_id].race
     dealt = [seat.game for seat in race.seats.values()]
     assert dealt[0]._memo is dealt[1]._memo  # the race deals its seats one search memory
     first, second = slow_search_position(), slow_search_position()
     second.share_searches(first)
     race.seats[player_id(a)].game, race.seats[player_id(b)].game = first, second
     moves = [asyncio.create_task(c.request("move", race=race_id, seq=1, move=SLOW_MOVE)) for c in (a, b)]
+    searches = server.registry.searches
+    await eventually(lambda: searches._running, what="the lost search to start")
     await asyncio.sleep(0.05)  # both moves wait on the search by now
-    assert list(race._searches) == [first.position_key()]  # one search under way, not two
+    assert list(searches._running) == [first.position_key()]  # one search under way, not two
     answers = await asyncio.gather(*moves)
     assert [m["status"] for m in answers] == ["playing", "playing"]
-    assert race._searches == {}
+    assert searches._running == {}
     again = slow_search_position()
     again.share_searches(first)
     again.play(SLOW_MOVE)
@@ -570,7 +586,7 @@ async def test_a_move_that_loses_the_game_finishes_its_player_and_its_answer_com
     race_id, (a,), _ = await open_race(connect, [MSGPACK], goal="clear")  # its terrace is empty
     # a 2c turned from the stock will fit nowhere: the game is lost by that move
     lost_next = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["2c"])
-    server.lobby.races[race_id].seats[player_id(a)].game = lost_next
+    server.registry.drivers[race_id].race.seats[player_id(a)].game = lost_next
     await a.send({"type": "move", "id": 5, "race": race_id, "seq": 1, "move": "S-W"})
     moved = await a.wait(lambda m: m.get("type") in ("moved", "finished"))
     assert moved["type"] == "moved" and moved["re"] == 5  # the answer before the end it causes
@@ -590,7 +606,7 @@ async def test_emptying_the_terrace_reaches_the_goal_with_a_final_place_while_ot
     one_left = family_game(
         "terrace", terrace_cards=["Ah"], foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["2c"]
     )
-    server.lobby.races[race_id].seats[player_id(a)].game = one_left
+    server.registry.drivers[race_id].race.seats[player_id(a)].game = one_left
     moved = await a.request("move", race=race_id, seq=1, move="tf")
     assert (moved["move"], moved["finish"], moved["status"]) == ("T-F1", "goal", "playing")
     assert moved["events"] == [{"type": "home", "card": "Ah", "to": "F1"}, {"type": "terrace_cleared"}]
@@ -613,7 +629,7 @@ async def test_goal_finishers_are_placed_by_time_ahead_of_everyone_else(
     connect: Connect, server: RaceServer
 ) -> None:
     race_id, (a, b, c), _ = await open_race(connect, [MSGPACK, JSON, MSGPACK])
-    seats = server.lobby.races[race_id].seats
+    seats = server.registry.drivers[race_id].race.seats
     for client in (a, b):
         seats[player_id(client)].game = family_game(
             "terrace", terrace_cards=["Ah"], foundations={1: ["Kc"]}, piles={1: ["9s"]}, stock=["2c"]
@@ -630,3 +646,22 @@ async def test_goal_finishers_are_placed_by_time_ahead_of_everyone_else(
         (player_id(c), 3, "resigned"),
     ]
     assert results[0]["time"] < results[1]["time"]
+
+
+async def test_leaving_a_running_race_finishes_left_frees_the_player_and_the_record_verifies(
+    connect: Connect,
+) -> None:
+    from terrace.audit import audit
+
+    race, (a, b), _ = await open_race(connect, [MSGPACK, JSON])
+    assert (await a.request("leave", race=race))["type"] == "left"
+    queued = await a.request("queue", variant="terrace")  # free at once: no grace period to wait out
+    assert queued["type"] == "queued"
+    standings = await b.wait(lambda m: m["type"] == "standings" and row_of(m["rows"], a)["finished"])
+    assert row_of(standings["rows"], a)["finish"] == "left"
+    assert (await b.request("move", race=race, seq=1, move="1-F1"))["type"] == "moved"  # the race goes on
+    await b.request("resign", race=race)
+    finished = await b.wait("finished")
+    assert {r["finish"] for r in finished["results"]} == {"left", "resigned"}
+    record = await b.request("record", race=race)
+    assert audit(record).ok, audit(record).failed

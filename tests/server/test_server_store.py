@@ -7,16 +7,14 @@ import dataclasses
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from server.app import RaceServer
+from tests.poll import eventually
 
 from .conftest import FAST
 from .redis_server import RedisServer
 from .wire import Client
-
-Connect = Callable[..., Awaitable[Client]]
 
 
 async def _registered(url: str, name: str, kind: str = "human") -> Client:
@@ -53,6 +51,11 @@ async def _health(srv: RaceServer) -> tuple[int, dict[str, Any]]:
     return await asyncio.to_thread(get)
 
 
+async def _health_is(srv: RaceServer, status: int) -> tuple[int, Any] | None:
+    answer = await _health(srv)
+    return answer if answer[0] == status else None
+
+
 async def test_a_rated_race_reaches_the_boards_and_board_subscribers_hear_it(server: RaceServer) -> None:
     watcher = await Client.open(server.url)
     assert (await watcher.request("subscribe", topic="leaderboards")) == {
@@ -83,7 +86,9 @@ async def test_with_redis_accounts_records_and_boards_outlive_the_server(redis_u
     async with RaceServer(config) as first:
         alice, bob = await _registered(first.url, "alice"), await _registered(first.url, "bob")
         race = await _race([alice, bob])
-        await asyncio.sleep(0.2)  # the record and the boards are written just after `finished`
+        # the record and the boards are written just after `finished`
+        await eventually(lambda: first.store.record(race), what="the record in Redis")
+        await eventually(lambda: not first.archive._saving, what="the boards to be written")
         token = alice.token  # type: ignore[attr-defined]
         await alice.close()
         await bob.close()
@@ -105,17 +110,55 @@ async def test_with_redis_accounts_records_and_boards_outlive_the_server(redis_u
         await c.close()
 
 
+async def test_a_register_and_a_guest_hello_of_one_name_never_both_win(redis_url: str) -> None:
+    # On Redis both wait for the store, so the two can interleave; each name goes to one of them.
+    async with RaceServer(dataclasses.replace(FAST, redis_url=redis_url, registrations_per_hour=100)) as srv:
+        for i in range(60):
+            a, b = await Client.open(srv.url), await Client.open(srv.url)
+            name = f"racer{i}"
+            if i % 2:  # either may be read first
+                hello, reg = await asyncio.gather(
+                    b.request("hello", name=name), a.request("register", name=name)
+                )
+            else:
+                reg, hello = await asyncio.gather(
+                    a.request("register", name=name), b.request("hello", name=name)
+                )
+            kinds = sorted([reg.get("code", reg["type"]), hello.get("code", hello["type"])])
+            assert kinds in (["name_taken", "registered"], ["name_taken", "welcome"]), (i, kinds)
+            await a.close()
+            await b.close()
+
+
+async def test_a_finished_race_taken_in_again_is_not_counted_again(redis_url: str) -> None:
+    async with RaceServer(dataclasses.replace(FAST, redis_url=redis_url)) as srv:
+        alice, bob = await _registered(srv.url, "alice"), await _registered(srv.url, "bob")
+        race = await _race([alice, bob])
+        await eventually(lambda: srv.store.record(race), what="the record in Redis")
+        await eventually(lambda: not srv.archive._saving, what="the boards to be written")
+        before = await alice.request("leaderboard", board="rating", variant="terrace", pool="humans")
+        record = await srv.store.record(race)
+        assert record is not None
+        # what a retry does after the store failed with the answer lost
+        assert await srv.leaderboards.race_finished(record) == []
+        wins = await alice.request("leaderboard", board="wins", variant="terrace")
+        assert [(r["player"]["name"], r["value"]) for r in wins["rows"]] == [("alice", 1)]
+        after = await alice.request("leaderboard", board="rating", variant="terrace", pool="humans")
+        assert after["rows"] == before["rows"]
+        await alice.close()
+        await bob.close()
+
+
 async def test_redis_down_is_said_plainly_and_the_server_recovers_by_itself(
     redis_server: RedisServer, redis_url: str
 ) -> None:
     async with RaceServer(dataclasses.replace(FAST, redis_url=redis_url)) as srv:
         c = await Client.open(srv.url)
         redis_server.stop()
-        for _ in range(50):  # the health check runs every second
-            status, body = await _health(srv)
-            if status == 503:
-                break
-            await asyncio.sleep(0.1)
+        # the health check runs every second
+        status, body = await eventually(
+            lambda: _health_is(srv, 503), what="/healthz to say the store is down"
+        )
         assert (status, body["status"], body["store"]) == (503, "store_down", "RedisStore")
         refused = await c.request("register", name="alice")
         assert (refused["code"], refused["message"]) == (
@@ -123,11 +166,7 @@ async def test_redis_down_is_said_plainly_and_the_server_recovers_by_itself(
             "The server's store is unavailable; nothing was changed. Try again shortly.",
         )
         redis_server.start()
-        for _ in range(50):
-            status, body = await _health(srv)
-            if status == 200:
-                break
-            await asyncio.sleep(0.1)
+        status, body = await eventually(lambda: _health_is(srv, 200), what="/healthz to say ok again")
         assert body["status"] == "ok"
         assert (await c.request("register", name="alice"))["type"] == "registered"
         await c.close()

@@ -15,10 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from server.redis_store import RedisStore
-from server.store import Account, MemoryStore, Store, StoreDown, open_store
+from server.store import (
+    Account,
+    BoardPut,
+    MemoryStore,
+    NotOwner,
+    RatingChange,
+    RatingsMoved,
+    Store,
+    StoreDown,
+    open_store,
+)
+from server.store.redis_store import RedisStore
 
 from . import redis_server as rs
+from .redis_cluster import LocalCluster, redis_cluster
+
+__all__ = ["redis_cluster"]  # a fixture
 
 KEEP = 5
 
@@ -37,7 +50,7 @@ class Subject:
     advance: Callable[[float], Awaitable[None]]  # let time pass (memory: the clock; redis: sleep)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 async def subject(request: pytest.FixtureRequest) -> AsyncIterator[Subject]:
     if request.param == "memory":
         clock = FakeClock()
@@ -47,8 +60,13 @@ async def subject(request: pytest.FixtureRequest) -> AsyncIterator[Subject]:
 
         yield Subject(MemoryStore(keep_records=KEEP, clock=clock), tick)
         return
-    url: str = request.getfixturevalue("redis_url")
-    store = RedisStore(url, keep_records=KEEP)
+    if request.param == "cluster":  # the same layout on three masters with a replica each
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        cluster.flushall()
+        store = RedisStore(cluster.url, keep_records=KEEP, cluster=True, replica_acks=1)
+        await store.ping()  # as a server does before anything else
+    else:
+        store = RedisStore(request.getfixturevalue("redis_url"), keep_records=KEEP)
     yield Subject(store, asyncio.sleep)
     await store.close()
 
@@ -98,6 +116,18 @@ async def test_name_taken_case_insensitively_stores_nothing(store: Store) -> Non
     assert await store.account_by_id("p-2") is None
     assert await store.account_by_token_hash("hash2") is None
     assert (await store.account_by_name("alice")) == account(1, "Alice")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("Alice", "AIice"), ("Alice", "a1ice"), ("Bob", "B0b"), ("mary", "rnary"), ("alice", "ALICE")],
+)
+async def test_names_that_look_alike_are_one_name(store: Store, first: str, second: str) -> None:
+    assert await store.add_account(account(1, first))
+    assert not await store.add_account(account(2, second))
+    assert await store.account_by_id("p-2") is None
+    assert await store.account_by_name(second) == account(1, first)
+    assert await store.add_account(account(3, "Alicia"))  # a different name is still a name of its own
 
 
 async def test_concurrent_registrations_of_one_name_let_one_win(store: Store) -> None:
@@ -301,6 +331,102 @@ async def test_ratings_per_pool_and_variant(store: Store) -> None:
     await store.set_ratings("human", "classic", {})
 
 
+# ----- sessions ----------------------------------------------------------------------
+
+
+async def test_a_session_is_kept_until_its_expiry_and_a_put_renews_it(subject: Subject) -> None:
+    store = subject.store
+    who = {"id": "g-1", "name": "ann", "kind": "human", "guest": True}
+    assert await store.session_get("h1") is None
+    await store.session_put("h1", who, ttl=2.0)
+    assert await store.session_get("h1") == who
+    assert await store.session_get("h2") is None
+    await subject.advance(1.2)
+    await store.session_put("h1", who, ttl=2.0)  # a hello again: good for another 2 s
+    await subject.advance(1.2)  # past the first expiry
+    assert await store.session_get("h1") == who
+    await subject.advance(1.0)  # sleeping is never shorter than asked: surely past the second
+    assert await store.session_get("h1") is None
+
+
+# ----- matchmaking --------------------------------------------------------------------
+
+
+def _waiting(n: int) -> dict[str, str]:
+    return {"id": f"p-{n}", "name": f"Player{n}"}
+
+
+async def test_a_queue_seats_people_first_and_house_players_never_alone(store: Store) -> None:
+    assert await store.queue_put("terrace", _waiting(1), house=True) == 1
+    assert await store.queue_put("terrace", _waiting(2), house=True) == 2
+    assert await store.queue_match("terrace", 3, wait=0) is None  # house players alone: no race
+    assert await store.queue_put("terrace", _waiting(3), house=False) == 3
+    assert await store.queue_put("signora", _waiting(4), house=False) == 1  # another queue
+    group = await store.queue_match("terrace", 3, wait=60)  # full: no waiting
+    assert group is not None and [p["id"] for p in group] == ["p-3", "p-1", "p-2"]
+    assert group[0] == _waiting(3)
+    assert await store.queue_match("terrace", 3, wait=0) is None  # each player in one group only
+    assert await store.queues() == ["signora"]  # the empty queue is no longer listed
+
+
+async def test_a_short_group_goes_once_the_longest_waiting_person_has_waited(subject: Subject) -> None:
+    store = subject.store
+    await store.queue_put("terrace", _waiting(1), house=False)
+    await subject.advance(0.2)
+    await store.queue_put("terrace", _waiting(2), house=False)
+    await store.queue_put("terrace", _waiting(3), house=False)
+    assert await store.queue_take("terrace", "p-3")  # unqueued
+    assert not await store.queue_take("terrace", "p-3")
+    assert await store.queue_match("terrace", 4, wait=0.8) is None  # two of four, before the wait
+    await subject.advance(0.7)
+    group = await store.queue_match("terrace", 4, wait=0.8)
+    assert group is not None and [p["id"] for p in group] == ["p-1", "p-2"]
+    assert not await store.queue_take("terrace", "p-1")  # the match took it first
+    assert await store.queue_match("terrace", 2, wait=0) is None
+
+
+# ----- one finished race on the boards and ratings, once ---------------------------
+
+
+async def test_a_race_applied_twice_counts_once(store: Store) -> None:
+    puts = [BoardPut("wins", "p-1", 1, "add"), BoardPut("fast", "p-1", 5000, "min", ttl=60)]
+    rated = RatingChange(
+        "humans", "terrace", {"p-1": None, "p-2": None}, {"p-1": (27.0, 7.0), "p-2": (23.0, 7.0)}
+    )
+    assert await store.apply_race("r-1", puts, rated) == [True, True]
+    assert await store.apply_race("r-1", puts, rated) is None  # a retry: nothing changes
+    assert await store.board_score("wins", "p-1") == 1.0
+    assert await store.rating("humans", "terrace", "p-1") == (27.0, 7.0)
+    again = [BoardPut("wins", "p-1", 1, "add"), BoardPut("fast", "p-1", 6000, "min")]
+    assert await store.apply_race("r-2", again) == [True, False]  # another race counts
+    assert await store.board_score("wins", "p-1") == 2.0
+
+
+async def test_a_race_rated_from_stale_ratings_changes_nothing(store: Store) -> None:
+    await store.set_ratings("humans", "terrace", {"p-1": (26.0, 8.0)})
+    stale = RatingChange(
+        "humans", "terrace", {"p-1": (25.0, 8.3), "p-2": None}, {"p-1": (1.0, 1.0), "p-2": (2.0, 2.0)}
+    )
+    with pytest.raises(RatingsMoved):
+        await store.apply_race("r-1", [BoardPut("wins", "p-1", 1, "add")], stale)
+    assert await store.board_score("wins", "p-1") is None
+    assert await store.rating("humans", "terrace", "p-1") == (26.0, 8.0)
+    assert await store.rating("humans", "terrace", "p-2") is None
+    fresh = RatingChange(
+        "humans", "terrace", {"p-1": (26.0, 8.0), "p-2": None}, {"p-1": (1.0, 1.0), "p-2": (2.0, 2.0)}
+    )
+    # not marked before: the race is applied now
+    assert await store.apply_race("r-1", [BoardPut("wins", "p-1", 1, "add")], fresh) == [True]
+    assert await store.rating("humans", "terrace", "p-2") == (2.0, 2.0)
+
+
+async def test_a_bad_put_in_a_race_applies_nothing(store: Store) -> None:
+    with pytest.raises(ValueError):
+        await store.apply_race("r-1", [BoardPut("wins", "p-1", 1, "add"), BoardPut("b", "x", float("nan"))])
+    assert await store.board_score("wins", "p-1") is None
+    assert await store.apply_race("r-1", [BoardPut("wins", "p-1", 1, "add")]) == [True]
+
+
 # ----- live races --------------------------------------------------------------------
 
 
@@ -315,6 +441,28 @@ async def test_move_log_keeps_append_order(store: Store) -> None:
     assert await store.log_read("r-1") == entries
     assert await store.log_read("r-2") == [{"seq": 0}]
     assert await store.live_races() == ["r-1", "r-2"]
+
+
+async def test_a_log_append_is_refused_while_another_node_holds_the_lease(store: Store) -> None:
+    await store.log_append("r-1", {"seq": 1}, owner="ws://a")  # nobody holds it: appended
+    assert await store.lease_take("r-1", "ws://b", 5)
+    with pytest.raises(NotOwner) as refused:
+        await store.log_append("r-1", {"seq": 2}, owner="ws://a")
+    assert (refused.value.race_id, refused.value.holder) == ("r-1", "ws://b")
+    await store.log_append("r-1", {"seq": 2}, owner="ws://b")
+    await store.log_append("r-1", {"seq": 3})  # a node alone is never refused
+    assert [e["seq"] for e in await store.log_read("r-1")] == [1, 2, 3]
+
+
+async def test_a_waiting_race_is_live_kept_apart_from_its_meta_and_dropped_with_it(store: Store) -> None:
+    await store.save_race_waiting("r-1", {"players": ["p-1"]})
+    await store.save_race_waiting("r-1", {"players": ["p-1", "p-2"]})  # the latest wins
+    assert (await store.live_races(), await store.race_meta("r-1")) == (["r-1"], None)
+    await store.save_race_meta("r-1", {"started_at": 5})
+    assert await store.race_waiting("r-1") == {"players": ["p-1", "p-2"]}
+    assert await store.race_meta("r-1") == {"started_at": 5}
+    await store.log_drop("r-1")
+    assert (await store.live_races(), await store.race_waiting("r-1")) == ([], None)
 
 
 async def test_long_move_log_reads_back_whole(store: Store) -> None:

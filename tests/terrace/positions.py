@@ -51,9 +51,10 @@ def family_game(
     waste: Iterable[str] = (),
     stock: Iterable[str] = (),
     recycled: bool = False,
+    rules_version: int = terrace.RULES_VERSION,
 ) -> family.FamilyGame:
     """A Terrace-family game in the play phase. ``stock`` lists the next card first."""
-    g = terrace.new_game(variant, deal=1)
+    g = terrace.new_game(variant, deal=1, rules_version=rules_version)
     assert isinstance(g, family.FamilyGame)
     ids = _Ids()
     places: list[list[int]] = [[] for _ in family.PLACE_NAMES]
@@ -80,12 +81,14 @@ def louis_game(
     stock: Iterable[str] = (),
     deal_no: int = 1,
     live: str | None = None,
+    rules_version: int = terrace.RULES_VERSION,
 ) -> louis.LouisGame:
     """A Louis game. Foundations default to their starting ace or king; ``stock`` lists the next card first.
 
     ``foundations`` maps ``"Ah"`` etc. to the whole pile (bottom first), e.g. run("A","h",5).
+    ``rules_version`` 1 gives the rules before version 2 (terrace.versions).
     """
-    g = terrace.new_game("louis", deal=1)
+    g = terrace.new_game("louis", deal=1, rules_version=rules_version)
     assert isinstance(g, louis.LouisGame)
     ids = _Ids()
     places: list[list[int]] = [[] for _ in louis.PLACE_NAMES]

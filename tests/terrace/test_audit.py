@@ -73,12 +73,21 @@ def random_moves(variant: str, seed: bytes, n: int, rng: random.Random) -> list[
 
 
 def make_record(
-    variant: str, goal: str, seed: bytes, players: list[tuple[str, list[str], int]], race: str = "r-audit"
+    variant: str,
+    goal: str,
+    seed: bytes,
+    players: list[tuple[str, list[str], int]],
+    race: str = "r-audit",
+    rules_version: int | None = terrace.RULES_VERSION,
 ) -> Record:
-    """The record the server would publish: ``players`` are (name, moves, race time of the last move)."""
+    """The record the server would publish: ``players`` are (name, moves, race time of the last move).
+
+    ``rules_version`` None makes a record as servers did before rules versions: played under
+    version 1, without the field.
+    """
     seats = []
     for name, moves, t in players:
-        game = terrace.replay(variant, seed, moves)
+        game = terrace.replay(variant, seed, moves, rules_version=rules_version or 1)
         if game.status == "won" or (goal == "terrace" and game.terrace_left == 0):
             finish = "goal"
         elif game.status == "lost":
@@ -112,7 +121,7 @@ def make_record(
                 "move_list": game.moves,
             }
         )
-    return {
+    record = {
         "id": race,
         "variant": variant,
         "goal": goal,
@@ -130,6 +139,9 @@ def make_record(
         "seed": seed.hex(),
         "results": rows,
     }
+    if rules_version is not None:
+        record["rules_version"] = rules_version
+    return record
 
 
 @pytest.fixture(scope="module")
@@ -459,6 +471,9 @@ def _row_set(key: str, value: Any) -> Any:
         (_set("results", []), "record"),
         (_set("results", "rows"), "record"),
         (_set("results", [None, 3]), "record"),
+        (_set("rules_version", 3), "record"),
+        (_set("rules_version", "2"), "record"),
+        (_set("rules_version", None), "record"),
         (_set("time_limit", "long"), None),  # not checked without a number: still no crash
         (_row_set("move_list", None), "replay"),
         (_row_set("move_list", "1-F1 S-W"), "replay"),
@@ -498,3 +513,81 @@ def test_things_that_are_not_records_fail_and_never_raise(record: Any) -> None:
     result = audit(record)
     assert not result.ok and result.failed
     assert result.to_dict()["ok"] is False
+
+
+# ----- rules versions ----------------------------------------------------------------
+
+
+def louis_early_redeal(seed: bytes) -> list[str]:
+    """Deal the whole stock, then gather the heaps at once, though a card could go home:
+    legal under version 1 only."""
+    game = terrace.new_game("louis", seed, rules_version=1)
+    while game.view()["stock"]:
+        game.play("deal")
+    assert any(m.partition("-")[2][:1] in ("A", "K") for m in game.legal_moves())
+    game.play("redeal")
+    game.play("deal")
+    return game.moves
+
+
+@pytest.fixture(scope="module")
+def old_louis_race() -> Record:
+    """A Louis race recorded before rules versions: no ``rules_version``, an early redeal."""
+    seed = random.Random("old louis").randbytes(32)
+    return make_record(
+        "louis", "clear", seed, [("ivo", louis_early_redeal(seed), 70_000)], rules_version=None
+    )
+
+
+def test_a_record_without_a_rules_version_is_checked_under_version_1(old_louis_race: Record) -> None:
+    assert "rules_version" not in old_louis_race
+    result = audit(old_louis_race)
+    assert result.ok, result.failed
+    (check,) = [c for c in result.checks if c.name == "record"]
+    assert "rules version 1" in check.detail
+
+
+def test_an_old_louis_record_with_an_early_redeal_fails_under_version_2(old_louis_race: Record) -> None:
+    record = tampered(old_louis_race)
+    record["rules_version"] = 2
+    result = audit(record)
+    assert failed(result) == [("replay", "ivo")]
+    assert "('redeal') is illegal: Gather the heaps only when no card can go home." in result.failed[0].detail
+    record["rules_version"] = 1
+    assert audit(record).ok
+
+
+def test_a_current_louis_record_names_its_rules_version_and_passes() -> None:
+    rng = random.Random("new louis")
+    seed = rng.randbytes(32)
+    record = make_record("louis", "clear", seed, [("uma", random_moves("louis", seed, 200, rng), 5)])
+    assert record["rules_version"] == terrace.RULES_VERSION
+    result = audit(record)
+    assert result.ok, result.failed
+    assert "rules version 2" in result.checks[0].detail
+
+
+def test_an_unknown_rules_version_fails_the_record_and_replays_nothing(random_race: Record) -> None:
+    record = tampered(random_race)
+    record["rules_version"] = 99
+    result = audit(record)
+    assert failed(result) == [("record", None), ("replay", "dora"), ("replay", "eve")]
+    assert "rules version 99 is unknown: this checker knows versions 1, 2" in result.failed[0].detail
+    assert "not replayed" in result.failed[1].detail
+
+
+def test_a_recorded_first_view_that_the_seed_deals_passes(random_race: Record) -> None:
+    record = tampered(random_race)
+    record["first_view"] = terrace.new_game("terrace", bytes.fromhex(record["seed"])).view()
+    (check,) = [c for c in audit(record).checks if c.name == "first_view"]
+    assert check.ok and audit(record).ok
+
+
+def test_a_first_view_the_seed_does_not_deal_fails_naming_the_field(random_race: Record) -> None:
+    record = tampered(random_race)
+    view = terrace.new_game("terrace", bytes.fromhex(record["seed"])).view()
+    view["terrace"] = [*view["terrace"][:-1], "As" if view["terrace"][-1] != "As" else "Ks"]
+    record["first_view"] = view
+    assert failed(audit(record)) == [("first_view", None)]
+    (check,) = [c for c in audit(record).checks if c.name == "first_view"]
+    assert check.detail.endswith("differs from the deal in: terrace")

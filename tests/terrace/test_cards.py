@@ -1,4 +1,4 @@
-"""Card ids and names (RULES.md section 1)."""
+"""Card ids and names (docs/rulebook.md, "Cards")."""
 
 import pytest
 

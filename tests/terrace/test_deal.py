@@ -1,4 +1,4 @@
-"""DEAL-V1 (RULES.md section 1): the exact shuffle, its test vectors, commitments."""
+"""DEAL-V1 (docs/rulebook.md, "Deals: DEAL-V1"): the exact shuffle, its test vectors, commitments."""
 
 import hashlib
 
@@ -31,7 +31,7 @@ def test_shuffle_is_a_permutation_and_seed_dependent() -> None:
 
 
 def test_shuffle_matches_an_independent_reading_of_the_spec() -> None:
-    # Written straight from RULES.md, as another language would.
+    # Written straight from docs/rulebook.md, as another language would.
     seed = bytes(range(32))
     stream = b"".join(hashlib.sha256(seed + k.to_bytes(8, "big")).digest() for k in range(64))
     words = iter(int.from_bytes(stream[i : i + 8], "big") for i in range(0, len(stream), 8))

@@ -1,4 +1,4 @@
-"""The Terrace-family deal and the choose-base phase (RULES.md section 2, Layout)."""
+"""The Terrace-family deal and the choose-base phase (docs/rulebook.md, "Layout and the base")."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""Terrace-family move rules (RULES.md section 2): each rule allowed, and its neighbour refused.
+"""Terrace-family move rules (docs/rulebook.md, "The Terrace family"): each rule allowed, and its
+neighbour refused.
 
 Positions are hand-built with ``family_game``; base rank K unless a test says otherwise.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 import terrace
+from tests.terrace.cited import signora_253
 from tests.terrace.positions import family_game, moves_of, run
 
 FAMILY = ["terrace", "queen-of-italy", "signora"]
@@ -173,6 +175,38 @@ def test_signora_keeps_the_terrace_closed_while_the_waste_holds_cards() -> None:
     g = family_game("signora", terrace_cards=["8d"], piles={1: ["9s"]}, waste=["2c"])
     assert g.view()["terrace_free"] is False
     assert refused(g, "T-1") == "terrace_to_foundation_only"
+
+
+def test_signora_free_terrace_card_refused_on_a_pile_for_its_rank() -> None:
+    g = family_game("signora", terrace_cards=["8d"], piles={1: ["Ts"], 2: ["9s"]})
+    assert g.view()["terrace_free"] is True
+    assert refused(g, "T-1") == "tableau_rank"
+    assert g.play("T-2") == "T-2"
+
+
+def test_signora_free_terrace_card_refused_on_a_pile_for_its_colour() -> None:
+    g = family_game("signora", terrace_cards=["8d"], piles={1: ["9h"], 2: ["9s"]})
+    assert refused(g, "T-1") == "tableau_colour"
+    assert g.play("T-2") == "T-2"
+
+
+def test_signora_misfit_from_the_closed_terrace_is_refused_as_terrace_to_foundation_only() -> None:
+    # Neighbour of the two above: with a card left in the stock the terrace is not free yet.
+    g = family_game("signora", terrace_cards=["8d"], piles={1: ["9h"], 2: ["9s"]}, stock=["2c"])
+    assert refused(g, "T-1") == "terrace_to_foundation_only"
+    assert refused(g, "T-2") == "terrace_to_foundation_only"
+
+
+def test_signora_deal_253_after_229_moves_refuses_a_misfit_terrace_card_for_its_rank() -> None:
+    g = signora_253()
+    v = g.view()
+    assert len(g.moves) == 229 and v["terrace_free"] and v["terrace"][-1] == "9d"
+    assert v["piles"]["1"][-1] == "5c"
+    with pytest.raises(terrace.IllegalMove) as e:
+        g.play("T-1")
+    assert e.value.code == "tableau_rank"
+    assert e.value.message == "9d cannot go on 5c: a pile takes the next rank down."
+    assert g.play("T-2") == "T-2"  # onto the Ts
 
 
 # ----- gaps ---------------------------------------------------------------------------

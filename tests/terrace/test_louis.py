@@ -1,4 +1,5 @@
-"""Louis (RULES.md sections 3, 4 and 5): every rule allowed in one position, refused in its neighbour.
+"""Louis (docs/rulebook.md: Louis, Moves, When a game is lost): every rule allowed in one position,
+refused in its neighbour. These are the current rules; tests/terrace/test_versions.py has version 1's.
 
 Positions are hand-built with ``louis_game``: foundations default to their
 starting ace or king, ``stock`` lists the next card first, ``live`` names the
@@ -13,6 +14,7 @@ import pytest
 import terrace
 from terrace.cards import NAME
 from terrace.louis import FOUNDATION_CARDS
+from tests.terrace.cited import LOUIS_1, LOUIS_979, louis_line
 from tests.terrace.positions import louis_game, moves_of, run
 
 HEAPS = list("abcdefghiklm")
@@ -22,6 +24,10 @@ FILLERS = ["9c", "9d", "9s", "Tc", "Td", "Ts", "8c", "8d", "8s", "7c", "7d", "7s
 
 # Hearts with the ace side up to 6h and the king side down to 8h: a 7h fits both.
 HEARTS_AROUND_7 = {"Ah": run("A", "h", 6), "Kh": run("K", "h", 6, up=False)}
+# One 7h went up the ace side: the other 7h now fits only the king side (down to 8h).
+TWIN_WENT_UP = {"Ah": run("A", "h", 7), "Kh": run("K", "h", 6, up=False)}
+# One 7h went down the king side: the other 7h now fits only the ace side (up to 6h).
+TWIN_WENT_DOWN = {"Ah": run("A", "h", 6), "Kh": run("K", "h", 7, up=False)}
 
 
 def refuse(game: terrace.Game, move: str, code: str) -> terrace.IllegalMove:
@@ -45,6 +51,17 @@ def full_heaps(**override: list[str]) -> dict[str, list[str]]:
 
 def s_moves(game: terrace.Game) -> set[str]:
     return {m for m in game.legal_moves() if m.startswith("S-")}
+
+
+def home_moves(game: terrace.Game) -> set[str]:
+    """The legal moves that put a card on a foundation (directly, two-card, from abeyance)."""
+    return {m for m in game.legal_moves() if m.partition("-")[2] in FOUNDATIONS}
+
+
+def play_home_until_stuck(game: terrace.Game) -> None:
+    """Send cards home, lowest move first, until none can go (then a redeal is allowed)."""
+    while home_moves(game):
+        game.play(min(home_moves(game)))
 
 
 # ----- the deal of a real game --------------------------------------------------------------
@@ -100,7 +117,7 @@ def test_dealing_a_real_game_out_without_playing_puts_eight_cards_on_each_heap()
     v = g.view()
     assert v["phase"] == "play" and v["stock"] == 0 and v["next_heap"] is None and v["live"] is None
     assert all(len(cards) == 8 for cards in v["heaps"].values())
-    assert "redeal" in moves_of(g) and not s_moves(g)
+    assert not s_moves(g)
     refuse(g, "deal", "stock_empty")
 
 
@@ -229,14 +246,24 @@ def test_card_just_dealt_may_go_to_abeyance() -> None:
     assert s_moves(g) == {"S-b"}
 
 
-def test_abeyance_card_may_go_home_while_dealing() -> None:
+def test_abeyance_card_that_fits_one_side_may_go_there_alone_while_dealing() -> None:
+    # The other 7h went up the ace side, so the waiting 7h fits only the king side.
     g = louis_game(
-        foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"}, heaps=full_heaps(), live="a", stock=["9h"]
+        foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"}, heaps=full_heaps(), live="a", stock=["9h"]
     )
-    assert {"Xh-Ah", "Xh-Kh"} <= moves_of(g)
+    assert "Xh-Kh" in moves_of(g)
     assert g.play("Xh-Kh") == "Xh-Kh"
     assert g.view()["foundations"]["Kh"][-1] == "7h"
     assert g.view()["phase"] == "deal"
+
+
+def test_abeyance_card_that_fits_both_sides_waits_while_dealing() -> None:
+    g = louis_game(
+        foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"}, heaps=full_heaps(), live="a", stock=["9h"]
+    )
+    assert moves_of(g) == {"S-b"}
+    refuse(g, "Xh-Kh", "abeyance_waits")
+    refuse(g, "Xh-Ah", "abeyance_waits")
 
 
 def test_dealing_the_last_card_ends_the_deal_phase_and_frees_every_heap_top() -> None:
@@ -422,23 +449,34 @@ def test_abeyance_refused_in_another_suits_cell() -> None:
     assert g.play("a-Xh") == "a-Xh"
 
 
-def test_abeyance_card_may_go_to_the_ace_foundation() -> None:
-    g = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"})
-    assert {"Xh-Ah", "Xh-Kh"} <= moves_of(g)
+def test_abeyance_card_that_fits_both_sides_may_not_leave_alone() -> None:
+    # The book holds it provisionally until a continuing card decides the side.
+    g = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"}, heaps={"a": ["9c"]})
+    assert not any(m.startswith("Xh") for m in g.legal_moves())
+    err = refuse(g, "Xh-Ah", "abeyance_waits")
+    assert err.message.startswith("The card in abeyance waits for a card that continues one side")
+    refuse(g, "Xh-Kh", "abeyance_waits")
+    refuse(g, "Xh-F", "abeyance_waits")
+    refuse(g, "7h-Kh", "abeyance_waits")
+
+
+def test_abeyance_card_may_go_alone_to_the_ace_side_once_its_twin_went_down_the_king_side() -> None:
+    g = louis_game(foundations=TWIN_WENT_DOWN, abeyance={"Xh": "7h"}, heaps={"a": ["9c"]})
+    assert {m for m in moves_of(g) if m.startswith("Xh")} == {"Xh-Ah"}
     assert g.play("Xh-Ah") == "Xh-Ah"
     assert g.view()["foundations"]["Ah"][-1] == "7h" and g.view()["abeyance"]["Xh"] is None
+    assert g.last_events == [{"type": "home", "card": "7h", "to": "Ah"}]
 
 
-def test_abeyance_card_may_go_to_the_king_foundation() -> None:
-    g = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"})
+def test_abeyance_card_may_go_alone_to_the_king_side_once_its_twin_went_up_the_ace_side() -> None:
+    g = louis_game(foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"}, heaps={"a": ["9c"]})
+    assert {m for m in moves_of(g) if m.startswith("Xh")} == {"Xh-Kh"}
     assert g.play("Xh-Kh") == "Xh-Kh"
     assert g.view()["foundations"]["Kh"][-1] == "7h" and g.view()["abeyance"]["Xh"] is None
 
 
 def test_abeyance_card_refused_on_a_foundation_where_it_no_longer_fits() -> None:
-    # The other 7h went up the ace side; the waiting 7h now fits only the king side.
-    foundations = {"Ah": run("A", "h", 7), "Kh": run("K", "h", 6, up=False)}
-    g = louis_game(foundations=foundations, abeyance={"Xh": "7h"})
+    g = louis_game(foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"})
     refuse(g, "Xh-Ah", "foundation_rank")
     assert g.play("Xh-Kh") == "Xh-Kh"
 
@@ -491,6 +529,14 @@ def test_two_card_move_refused_when_the_abeyance_cell_is_empty() -> None:
     refuse(g, "a-Kh", "foundation_rank")
 
 
+def test_two_card_move_still_works_once_the_abeyance_card_fits_one_side_only() -> None:
+    g = louis_game(foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"}, heaps={"a": ["9c", "6h"]})
+    assert {"a-Kh", "Xh-Kh"} <= moves_of(g)
+    assert g.play("a-Kh") == "a-Kh"
+    assert g.view()["foundations"]["Kh"][-3:] == ["8h", "7h", "6h"]
+    assert g.view()["abeyance"]["Xh"] is None
+
+
 def test_two_card_move_works_for_the_card_just_dealt() -> None:
     g = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"}, stock=["6h", "9c"])
     g.play("deal")
@@ -527,18 +573,20 @@ def test_redeal_of_a_real_deal_deals_the_gathered_heaps_first_card_first() -> No
     g = terrace.new_game("louis", deal=1)
     for _ in range(96):
         g.play("deal")
+    play_home_until_stuck(g)
     old = g.view()["heaps"]
     gathered = [c for h in "ghiklmabcdef" for c in old[h]]
     g.play("redeal")
-    for _ in range(96):
+    while g.view()["stock"]:
         g.play("deal")
     new = g.view()["heaps"]
     assert {h: new[h] for h in HEAPS} == {h: gathered[i::12] for i, h in enumerate(HEAPS)}
 
 
 def test_redeal_restarts_at_heap_a_with_the_first_circuit_rule() -> None:
-    # The first deal is past its first circuit when its last card goes to heap m.
-    g = louis_game(heaps={"a": ["9c"], "g": ["2h"], "h": ["9d"], "l": ["9s"]}, live="l", stock=["5c"])
+    # The first deal is past its first circuit when its last card goes to heap m. The 2h
+    # lies under the 9d, so no card can go home and the heaps may be gathered.
+    g = louis_game(heaps={"a": ["9c"], "g": ["2h", "9d"], "l": ["9s"]}, live="l", stock=["5c"])
     g.play("deal")
     assert g.view()["heaps"]["m"] == ["5c"]
     g.play("redeal")
@@ -555,15 +603,61 @@ def test_redeal_restarts_at_heap_a_with_the_first_circuit_rule() -> None:
 
 
 def test_redeal_keeps_abeyance_cards_in_their_cells() -> None:
+    # The 7s fits both sides, so it waits; the 6s under the 9c will continue the king side.
     g = louis_game(
         foundations={"As": run("A", "s", 6), "Ks": run("K", "s", 6, up=False)},
         abeyance={"Xs": "7s"},
-        heaps={"a": ["9c"], "b": ["9d"]},
+        heaps={"a": ["6s", "9c"], "b": ["9d"]},
     )
     g.play("redeal")
     v = g.view()
-    assert v["abeyance"]["Xs"] == "7s" and v["stock"] == 2
-    assert "Xs-As" in moves_of(g)
+    assert v["abeyance"]["Xs"] == "7s" and v["stock"] == 3
+    assert g.play("deal") == "S-a"
+    assert g.play("a-Ks") == "a-Ks"
+    assert g.view()["foundations"]["Ks"][-2:] == ["7s", "6s"]
+
+
+def test_redeal_allowed_when_no_card_can_go_to_a_foundation() -> None:
+    g = louis_game(heaps={"a": ["3h"], "b": ["4h"], "c": ["Jc"]})
+    assert not home_moves(g)
+    assert "redeal" in moves_of(g)
+    assert g.play("redeal") == "redeal"
+
+
+def test_redeal_refused_while_a_heap_top_can_go_to_a_foundation() -> None:
+    g = louis_game(heaps={"a": ["3h"], "b": ["2h"], "c": ["Jc"]})
+    assert home_moves(g) == {"b-Ah"}
+    assert "redeal" not in moves_of(g)
+    err = refuse(g, "redeal", "redeal_while_playable")
+    assert err.message == "Gather the heaps only when no card can go home."
+    g.play("b-Ah")
+    g.play("a-Ah")
+    assert g.play("redeal") == "redeal"
+
+
+def test_redeal_refused_while_a_card_can_go_home_by_the_two_card_move() -> None:
+    g = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"}, heaps={"a": ["6h"], "b": ["9c"]})
+    assert home_moves(g) == {"a-Kh"}
+    refuse(g, "redeal", "redeal_while_playable")
+    neighbour = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"}, heaps={"a": ["5h"]})
+    assert neighbour.play("redeal") == "redeal"  # the 7h still fits both sides, so it waits
+
+
+def test_redeal_refused_while_the_abeyance_card_can_go_home_alone() -> None:
+    g = louis_game(foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"}, heaps={"a": ["9c"]})
+    assert home_moves(g) == {"Xh-Kh"}
+    refuse(g, "redeal", "redeal_while_playable")
+    g.play("Xh-Kh")
+    assert g.play("redeal") == "redeal"
+
+
+def test_redeal_refused_while_a_card_fitting_both_sides_could_go_to_abeyance() -> None:
+    # A card that may go to abeyance fits both foundations, so it can go home.
+    g = louis_game(foundations=HEARTS_AROUND_7, heaps={"a": ["7h"]})
+    assert home_moves(g) == {"a-Ah", "a-Kh"}
+    refuse(g, "redeal", "redeal_while_playable")
+    g.play("a-Xh")
+    assert g.play("redeal") == "redeal"
 
 
 def test_redeal_refused_while_stock_remains() -> None:
@@ -592,8 +686,14 @@ def test_three_deals_in_all_from_a_real_game() -> None:
         assert g.view()["deal"] == n
         while g.view()["stock"]:
             g.play("deal")
+        play_home_until_stuck(g)
         if n < 3:
             g.play("redeal")
+    refuse(g, "redeal", "no_more_deals")
+
+
+def test_third_deal_refuses_redeal_as_no_more_deals_even_while_a_card_can_go_home() -> None:
+    g = louis_game(heaps={"a": ["9c"], "b": ["2h"]}, deal_no=3)
     refuse(g, "redeal", "no_more_deals")
 
 
@@ -676,6 +776,18 @@ def test_third_deal_is_not_lost_while_cards_remain_to_deal() -> None:
     assert g.last_events[-1] == {"type": "game_over", "status": "lost"}
 
 
+def test_third_deal_with_only_an_abeyance_card_fitting_both_sides_is_lost() -> None:
+    # No 6h or 8h is left to continue a side, and the waiting 7h cannot leave alone.
+    g = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"}, heaps={"a": ["9c"]}, deal_no=3)
+    assert g.legal_moves() == []
+    assert g.status == "lost"
+
+
+def test_third_deal_with_an_abeyance_card_that_fits_one_side_is_not_lost() -> None:
+    g = louis_game(foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"}, heaps={"a": ["9c"]}, deal_no=3)
+    assert g.status == "playing"
+
+
 def test_move_that_leaves_no_reachable_progress_ends_the_game_lost() -> None:
     g = louis_game(heaps={"a": ["5h", "2h"]}, deal_no=3)
     assert g.status == "playing"
@@ -692,6 +804,30 @@ def test_move_that_leaves_progress_reachable_has_no_game_over_event() -> None:
     g.play("a-Ah")
     assert g.status == "playing"
     assert g.last_events == [{"type": "home", "card": "2h", "to": "Ah"}]
+
+
+# ----- positions cited from real deals ------------------------------------------------------------
+
+
+def test_deal_979_after_106_moves_offers_the_home_move_and_not_the_redeal() -> None:
+    g = louis_line(979, LOUIS_979)
+    assert len(g.moves) == 106 and g.view()["stock"] == 0 and g.view()["deal"] == 1
+    assert home_moves(g) == {"l-Kd"}
+    assert "redeal" not in moves_of(g)
+    refuse(g, "redeal", "redeal_while_playable")
+    g.play("l-Kd")
+    play_home_until_stuck(g)
+    assert g.play("redeal") == "redeal"
+
+
+def test_deal_1_after_88_moves_keeps_the_8c_in_abeyance_until_a_continuing_card() -> None:
+    g = louis_line(1, LOUIS_1)
+    v = g.view()
+    assert len(g.moves) == 88 and v["abeyance"]["Xc"] == "8c"
+    assert (v["foundations"]["Ac"][-1], v["foundations"]["Kc"][-1]) == ("7c", "9c")
+    assert moves_of(g) == {"S-k"}
+    refuse(g, "Xc-Ac", "abeyance_waits")
+    refuse(g, "Xc-Kc", "abeyance_waits")
 
 
 # ----- notation ----------------------------------------------------------------------------------
@@ -746,8 +882,9 @@ def test_foundations_and_cells_named_explicitly() -> None:
     assert g.resolve("aKh") == "a-Kh"
     assert g.resolve("a-Xh") == "a-Xh"
     g.play("aXh")
-    assert g.resolve("Xh-Kh") == "Xh-Kh"
-    assert g.resolve("XhAh") == "Xh-Ah"
+    refuse(g, "XhKh", "abeyance_waits")
+    one_side = louis_game(foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"})
+    assert one_side.resolve("XhKh") == "Xh-Kh"
 
 
 def test_card_name_source_resolves_to_the_heap_holding_it() -> None:
@@ -757,8 +894,9 @@ def test_card_name_source_resolves_to_the_heap_holding_it() -> None:
 
 
 def test_card_name_source_resolves_to_the_abeyance_cell_holding_it() -> None:
-    g = louis_game(foundations=HEARTS_AROUND_7, abeyance={"Xh": "7h"})
+    g = louis_game(foundations=TWIN_WENT_UP, abeyance={"Xh": "7h"})
     assert g.resolve("7h-Kh") == "Xh-Kh"
+    assert g.resolve("7h") == "Xh-Kh"
 
 
 def test_card_name_source_refused_when_the_card_is_not_on_top() -> None:
@@ -780,4 +918,7 @@ def test_legal_moves_use_canonical_names() -> None:
         abeyance={"Xs": "9s"},
         heaps={"a": ["7h"], "b": ["5c"], "c": ["4c"]},
     )
-    assert moves_of(g) == {"redeal", "a-Ah", "a-Kh", "a-Xh", "b-c", "c-b", "Xs-As"}
+    assert moves_of(g) == {"a-Ah", "a-Kh", "a-Xh", "b-c", "c-b", "Xs-As"}
+    g.play("Xs-As")
+    g.play("a-Xh")
+    assert moves_of(g) == {"redeal", "b-c", "c-b"}

@@ -1,4 +1,4 @@
-"""Lenient input resolved to canonical moves (RULES.md section 4)."""
+"""Lenient input resolved to canonical moves (docs/rulebook.md, "Moves")."""
 
 from __future__ import annotations
 

@@ -196,7 +196,7 @@ def test_every_required_field_is_required(message: dict[str, object], field: str
         ("seq", "3", "must be an integer"),
         ("seq", True, "must be an integer"),
         ("seq", 3.0, "must be an integer"),
-        ("seq", 0, "must be at least 1"),
+        ("seq", -1, "must be at least 0"),
         ("race", 17, "must be a string"),
         ("race", "", "must be at least 1 characters"),
         ("move", "x" * 65, "must be at most 64 characters"),
@@ -247,7 +247,7 @@ def test_create_checks_types_choices_and_bounds(fields: dict[str, object], field
             "seq",
             "must be at most 2147483648",
         ),
-        ({"type": "move", "race": "r1", "seq": -1, "move": "W-3"}, "seq", "must be at least 1"),
+        ({"type": "move", "race": "r1", "seq": -1, "move": "W-3"}, "seq", "must be at least 0"),
         ({"type": "move", "race": "r1", "seq": 1, "move": 3}, "move", "must be a string"),
         ({"type": "hello", "name": ""}, "name", "must be at least 1 characters"),
         ({"type": "hello", "name": "alice", "token": "t" * 129}, "token", "must be at most 128 characters"),
@@ -349,6 +349,10 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
         {"race": "9f3a61c2"},
         "Race 9f3a61c2 has not finished; its record is published when it ends.",
     ),
+    "no_winnable_deal": (
+        {"seconds": "8"},
+        "No deal was proven winnable within 8 s; try again, or create without 'deals'.",
+    ),
     "bad_board": (
         {"detail": "a rating board needs pool 'humans' or 'bots'"},
         "No such leaderboard: a rating board needs pool 'humans' or 'bots'.",
@@ -357,6 +361,19 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "store_down": ({}, "The server's store is unavailable; nothing was changed. Try again shortly."),
     "rate_limited": ({"retry_after": 0.25}, "Too many messages; wait 0.25 s."),
     "busy": ({}, "Too many requests are waiting on this connection; wait for their answers."),
+    "same_address": (
+        {"race": "9f3a61c2"},
+        "Another registered player in race 9f3a61c2 plays from your address or client; "
+        "a race that may be rated takes one account per address and client.",
+    ),
+    "too_many_races": (
+        {"by": "you", "limit": 3},
+        "Too many races created by you are waiting to start (at most 3); start or leave one first.",
+    ),
+    "too_many_registrations": (
+        {"retry_after": 1800},
+        "Too many accounts were registered from your address; try again in 1800 s.",
+    ),
     "internal": ({}, "The server failed on this request; it has been logged."),
 }
 

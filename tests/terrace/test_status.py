@@ -1,4 +1,4 @@
-"""Won, lost and playing (RULES.md section 5), decided by the shuffle-move search."""
+"""Won, lost and playing (docs/rulebook.md, "When a game is lost"), decided by the shuffle-move search."""
 
 from __future__ import annotations
 

@@ -1,206 +1,31 @@
-"""Where the server keeps what outlives a connection (and, with Redis, a restart).
+"""The embedded memory store (the default): everything in dicts, in one process, gone on restart.
 
-The :class:`Store` protocol is the one async interface the server uses; two stores
-implement it and one contract test suite (``tests/server/test_store.py``) runs against both:
-
-- :class:`MemoryStore`, the embedded default: one process, everything gone on restart;
-- :class:`server.redis_store.RedisStore`, shared by every node and surviving restarts.
-
-What a store keeps:
-
-- accounts (names unique case-insensitively, found by id, name or token hash);
-- finished race records, the newest ``keep_records`` of them;
-- leaderboards with Redis sorted-set semantics: string members, float scores, ties ordered
-  by member (ascending boards ascending by member, descending boards descending by member),
-  an optional expiry for daily/weekly boards;
-- OpenSkill ratings, ``(mu, sigma)`` per pool, variant and player;
-- the live move log and the metadata of every running race, so a restarted server can
-  rebuild its races. A race is *live* from its first :meth:`Store.save_race_meta` or
-  :meth:`Store.log_append` until :meth:`Store.log_drop`, which forgets its log and meta.
-
-A store that cannot be reached raises :class:`StoreDown` (and only that) so callers can
-answer "store down" instead of crashing.
+Kept as one module (about 350 lines): one implementation of one interface, method by method
+beside the Redis store's, which reads best in one place.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any
 
-import msgpack
-
-BoardMode = Literal["set", "max", "min", "add"]
-BOARD_MODES: frozenset[str] = frozenset({"set", "max", "min", "add"})
-
-
-class StoreDown(Exception):
-    """The store cannot be reached (or refuses writes); the operation may not have happened."""
-
-
-@dataclass(frozen=True)
-class Account:
-    id: str
-    name: str
-    kind: str  # "human" | "bot"
-    token_hash: str
-    created_at: int  # unix ms
-
-
-@runtime_checkable
-class Store(Protocol):
-    """The async interface every store implements; see the module docstring for semantics."""
-
-    # ----- accounts
-    async def add_account(self, account: Account) -> bool:
-        """Store ``account``; False (and nothing stored) if its name is taken (case-insensitively)."""
-        ...
-
-    async def account_by_id(self, account_id: str) -> Account | None: ...
-
-    async def account_by_name(self, name: str) -> Account | None: ...
-
-    async def account_by_token_hash(self, token_hash: str) -> Account | None: ...
-
-    # ----- finished race records
-    async def save_record(self, record: dict[str, Any]) -> None:
-        """Keep ``record`` (keyed by ``record["id"]``); the oldest beyond ``keep_records`` go."""
-        ...
-
-    async def record(self, race_id: str) -> dict[str, Any] | None: ...
-
-    async def recent_records(self, n: int) -> list[dict[str, Any]]:
-        """The newest ``n`` records, newest first."""
-        ...
-
-    # ----- leaderboards
-    async def board_put(
-        self, board: str, member: str, score: float, mode: BoardMode = "set", ttl: int | None = None
-    ) -> bool:
-        """Put ``member``'s score; returns whether the stored score changed (a new member counts).
-
-        ``mode``: "set" replaces, "max" keeps the higher, "min" keeps the lower, "add" adds.
-        ``ttl`` (seconds): the board expires that long after this put; a put without ``ttl``
-        leaves an existing expiry alone.
-        """
-        ...
-
-    async def board_range(
-        self, board: str, start: int, count: int, descending: bool
-    ) -> list[tuple[str, float]]:
-        """``count`` rows from 0-based ``start`` (ZRANGE, or ZREVRANGE when ``descending``)."""
-        ...
-
-    async def board_rank(self, board: str, member: str, descending: bool) -> int | None:
-        """0-based rank (ZRANK / ZREVRANK); None if absent."""
-        ...
-
-    async def board_score(self, board: str, member: str) -> float | None: ...
-
-    async def board_size(self, board: str) -> int: ...
-
-    async def board_better(self, board: str, score: float, descending: bool) -> int:
-        """How many members score strictly better than ``score`` (higher if ``descending``)."""
-        ...
-
-    # ----- ratings
-    async def rating(self, pool: str, variant: str, player_id: str) -> tuple[float, float] | None:
-        """``(mu, sigma)`` or None if the player has no rating in that pool and variant."""
-        ...
-
-    async def set_ratings(self, pool: str, variant: str, ratings: dict[str, tuple[float, float]]) -> None:
-        """Write all of one race's new ratings at once (atomically)."""
-        ...
-
-    # ----- live races: move logs and metadata
-    async def log_append(self, race_id: str, entry: dict[str, Any]) -> None:
-        """Append ``entry`` (JSON-able) to the race's log; done before the move is acknowledged."""
-        ...
-
-    async def log_read(self, race_id: str) -> list[dict[str, Any]]:
-        """The race's log in append order ([] if none)."""
-        ...
-
-    async def log_drop(self, race_id: str) -> None:
-        """Forget the race's log and meta; it is no longer live."""
-        ...
-
-    async def live_races(self) -> list[str]:
-        """Ids of the races with a log or meta, sorted."""
-        ...
-
-    async def save_race_meta(self, race_id: str, meta: dict[str, Any]) -> None: ...
-
-    async def race_meta(self, race_id: str) -> dict[str, Any] | None: ...
-
-    # ----- nodes: race leases, shared race summaries, events
-    async def lease_take(self, race_id: str, node: str, ttl: float) -> bool:
-        """Own the race for ``ttl`` seconds if nobody does (or ``node`` already does)."""
-        ...
-
-    async def lease_renew(self, race_id: str, node: str, ttl: float) -> bool:
-        """Extend ``node``'s lease by ``ttl`` seconds; False (nothing changed) if it is not ``node``'s."""
-        ...
-
-    async def lease_owner(self, race_id: str) -> str | None: ...
-
-    async def lease_release(self, race_id: str, node: str) -> None:
-        """Give the lease up if it is ``node``'s."""
-        ...
-
-    async def share_race(self, race_id: str, part: str, data: dict[str, Any] | None) -> None:
-        """Keep ``part`` ("summary" or "standings") of a race for every node; None forgets the race."""
-        ...
-
-    async def shared_race(self, race_id: str) -> dict[str, dict[str, Any]]:
-        """The parts kept for the race ({} if none)."""
-        ...
-
-    async def shared_races(self) -> list[dict[str, Any]]:
-        """The summaries of the races whose lease is held, sorted by race id."""
-        ...
-
-    async def publish(self, event: dict[str, Any]) -> None:
-        """Send ``event`` (JSON-able) to every :meth:`events` listener, on every node."""
-        ...
-
-    def events(self) -> AsyncGenerator[dict[str, Any], None]:
-        """Every event published from now on; raises StoreDown when the store goes away.
-
-        The first item is an empty dict, yielded once the subscription is live: a caller
-        that waits for it knows no later event can be missed.
-        """
-        ...
-
-    # ----- lifecycle
-    async def ping(self) -> None:
-        """Raise :class:`StoreDown` if the store cannot be reached."""
-        ...
-
-    async def close(self) -> None: ...
-
-
-def check_board_put(mode: str, score: float) -> None:
-    """Reject what Redis would reject (or what makes no sense) the same way in every store."""
-    if mode not in BOARD_MODES:
-        raise ValueError(f"unknown board mode {mode!r}")
-    if math.isnan(score):
-        raise ValueError("a board score cannot be NaN")
-
-
-def pack(obj: Any) -> bytes:
-    """msgpack bytes of a JSON-able value (how stores keep records, log entries and meta)."""
-    data: bytes = msgpack.packb(obj)
-    return data
-
-
-def unpack(data: bytes) -> Any:
-    return msgpack.unpackb(data)
+from .. import names
+from .base import (
+    APPLIED_TTL,
+    Account,
+    BoardMode,
+    BoardPut,
+    NotOwner,
+    RatingChange,
+    RatingsMoved,
+    check_board_put,
+)
+from .codec import pack, unpack
 
 
 @dataclass
@@ -219,15 +44,22 @@ class MemoryStore:
 
     def __init__(self, keep_records: int = 1_000, clock: Callable[[], float] = time.monotonic) -> None:
         self._accounts: dict[str, Account] = {}  # id -> account
-        self._by_name: dict[str, str] = {}  # casefolded name -> id
+        self._by_name: dict[str, str] = {}  # name key (server.names: case and look-alikes folded) -> id
         self._by_token: dict[str, str] = {}  # token hash -> id
+        self._sessions: dict[str, tuple[bytes, float]] = {}  # hash -> (data, clock() expiry)
+        self._sweep_at = 64
         self._records: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._keep = keep_records
         self._clock = clock
         self._boards: dict[str, _Board] = {}
         self._ratings: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
+        self._queues: dict[
+            str, dict[str, tuple[float, bool, bytes]]
+        ] = {}  # queue -> id -> (since, house, player)
+        self._applied: dict[str, float] = {}  # race id -> clock() time its mark expires
         self._logs: dict[str, list[bytes]] = {}
         self._meta: dict[str, bytes] = {}
+        self._waiting: dict[str, bytes] = {}
         self._live: set[str] = set()
         self._leases: dict[str, tuple[str, float]] = {}  # race id -> (node, clock() expiry)
         self._shared: dict[str, dict[str, bytes]] = {}  # race id -> part -> data
@@ -236,12 +68,12 @@ class MemoryStore:
     # ----- accounts
 
     async def add_account(self, account: Account) -> bool:
-        """Store ``account``; False (and nothing stored) if its name is taken."""
-        key = account.name.casefold()
-        if key in self._by_name:
+        """Store ``account``; False (and nothing stored) if its name, or one like it, is taken."""
+        keys = names.keys(account.name)
+        if any(k in self._by_name for k in keys):
             return False
         self._accounts[account.id] = account
-        self._by_name[key] = account.id
+        self._by_name.update(dict.fromkeys(keys, account.id))
         self._by_token[account.token_hash] = account.id
         return True
 
@@ -249,17 +81,32 @@ class MemoryStore:
         return self._accounts.get(account_id)
 
     async def account_by_name(self, name: str) -> Account | None:
-        aid = self._by_name.get(name.casefold())
+        aid = next((self._by_name[k] for k in names.keys(name) if k in self._by_name), None)
         return self._accounts[aid] if aid else None
 
     async def account_by_token_hash(self, token_hash: str) -> Account | None:
         aid = self._by_token.get(token_hash)
         return self._accounts[aid] if aid else None
 
+    # ----- sessions
+
+    async def session_put(self, session_hash: str, data: dict[str, Any], ttl: float) -> None:
+        now = self._clock()
+        if len(self._sessions) >= self._sweep_at:  # expired ones go now and then: the dict stays small
+            self._sessions = {h: kept for h, kept in self._sessions.items() if kept[1] > now}
+            self._sweep_at = 2 * len(self._sessions) + 64
+        self._sessions[session_hash] = (pack(data), now + ttl)
+
+    async def session_get(self, session_hash: str) -> dict[str, Any] | None:
+        kept = self._sessions.get(session_hash)
+        if kept is None or kept[1] <= self._clock():
+            return None
+        return dict(unpack(kept[0]))
+
     # ----- records
 
-    async def save_record(self, record: dict[str, Any]) -> None:
-        self._records[record["id"]] = record
+    async def save_record(self, record: Mapping[str, Any]) -> None:
+        self._records[record["id"]] = dict(record)
         while len(self._records) > self._keep:
             self._records.popitem(last=False)
 
@@ -284,6 +131,9 @@ class MemoryStore:
         self, board: str, member: str, score: float, mode: BoardMode = "set", ttl: int | None = None
     ) -> bool:
         check_board_put(mode, score)
+        return self._put(board, member, score, mode, ttl)
+
+    def _put(self, board: str, member: str, score: float, mode: BoardMode, ttl: int | None) -> bool:
         b = self._board(board)
         if b is None:
             b = self._boards[board] = _Board({}, [])
@@ -357,9 +207,57 @@ class MemoryStore:
         table = self._ratings.setdefault((pool, variant), {})
         table.update({pid: (float(mu), float(sigma)) for pid, (mu, sigma) in ratings.items()})
 
+    async def apply_race(
+        self, race_id: str, puts: Sequence[BoardPut], ratings: RatingChange | None = None
+    ) -> list[bool] | None:
+        for put in puts:
+            check_board_put(put.mode, put.score)
+        now = self._clock()
+        if self._applied.get(race_id, now) > now:
+            return None
+        if ratings is not None:
+            table = self._ratings.get((ratings.pool, ratings.variant), {})
+            if any(table.get(pid) != before for pid, before in ratings.before.items()):
+                raise RatingsMoved(race_id)
+            await self.set_ratings(ratings.pool, ratings.variant, ratings.after)
+        self._applied[race_id] = now + APPLIED_TTL
+        return [self._put(p.board, p.member, p.score, p.mode, p.ttl) for p in puts]
+
+    # ----- matchmaking
+
+    async def queue_put(self, queue: str, player: dict[str, Any], house: bool) -> int:
+        waiting = self._queues.setdefault(queue, {})
+        waiting[str(player["id"])] = (self._clock(), house, pack(player))
+        return len(waiting)
+
+    async def queue_take(self, queue: str, player_id: str) -> bool:
+        return self._queues.get(queue, {}).pop(player_id, None) is not None
+
+    async def queue_match(self, queue: str, seats: int, wait: float) -> list[dict[str, Any]] | None:
+        waiting = self._queues.get(queue, {})
+        by_time = sorted(waiting.items(), key=lambda item: item[1][0])  # stable: ties in queue order
+        people = [(pid, w) for pid, w in by_time if not w[1]][:seats]
+        house = [(pid, w) for pid, w in by_time if w[1]][: seats - len(people)]
+        if not people or len(people) + len(house) < 2:
+            return None
+        if len(people) + len(house) < seats and self._clock() < people[0][1][0] + wait:
+            return None
+        group = people + house
+        for pid, _ in group:
+            del waiting[pid]
+        return [dict(unpack(w[2])) for _, w in group]
+
+    async def queues(self) -> list[str]:
+        for name in [q for q, waiting in self._queues.items() if not waiting]:
+            del self._queues[name]
+        return sorted(self._queues)
+
     # ----- live races
 
-    async def log_append(self, race_id: str, entry: dict[str, Any]) -> None:
+    async def log_append(self, race_id: str, entry: dict[str, Any], owner: str | None = None) -> None:
+        holder = self._owner(race_id) if owner else None
+        if holder is not None and holder != owner:
+            raise NotOwner(race_id, holder)
         self._logs.setdefault(race_id, []).append(pack(entry))
         self._live.add(race_id)
 
@@ -369,6 +267,7 @@ class MemoryStore:
     async def log_drop(self, race_id: str) -> None:
         self._logs.pop(race_id, None)
         self._meta.pop(race_id, None)
+        self._waiting.pop(race_id, None)
         self._live.discard(race_id)
 
     async def live_races(self) -> list[str]:
@@ -380,6 +279,14 @@ class MemoryStore:
 
     async def race_meta(self, race_id: str) -> dict[str, Any] | None:
         data = self._meta.get(race_id)
+        return None if data is None else dict(unpack(data))
+
+    async def save_race_waiting(self, race_id: str, meta: dict[str, Any]) -> None:
+        self._waiting[race_id] = pack(meta)
+        self._live.add(race_id)
+
+    async def race_waiting(self, race_id: str) -> dict[str, Any] | None:
+        data = self._waiting.get(race_id)
         return None if data is None else dict(unpack(data))
 
     # ----- nodes
@@ -448,12 +355,3 @@ class MemoryStore:
 
     async def close(self) -> None:
         return None
-
-
-def open_store(redis_url: str | None, keep_records: int = 1_000) -> Store:
-    """The store a server runs on: Redis at ``redis_url`` if given, else in memory."""
-    if redis_url:
-        from .redis_store import RedisStore  # imported only when asked: the memory store needs no redis
-
-        return RedisStore(redis_url, keep_records=keep_records)
-    return MemoryStore(keep_records)

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Benchmark winnable-only races: the wait from ``create {deals: "winnable"}`` to ``started``.
+
+Runs a race server in this process (memory store, a zero countdown, its usual
+two search workers) on a free loopback port and one websocket client that, for
+each variant, ``--races`` times in a row: creates a one-seat winnable-only race,
+starts it, waits for ``started``, resigns and waits for ``finished``. The wait
+measured is from sending ``create`` to receiving ``started``: almost all of it
+is the seed drawing in the workers (the create's answer waits for it). Races
+that end in ``no_winnable_deal`` are counted apart.
+
+    python benchmarks/winnable.py                      # 20 races per variant of terrace and queen-of-italy
+    python benchmarks/winnable.py --variant signora --races 5 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from websockets.asyncio.client import connect  # noqa: E402
+
+from benchmarks.common import run_info  # noqa: E402
+from server.app import RaceServer  # noqa: E402
+from server.config import Config  # noqa: E402
+from terrace.protocol import JSON  # noqa: E402
+
+
+def percentile(ordered: list[float], p: float) -> float:
+    """Nearest-rank percentile of sorted values."""
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+PUSHES: list[dict[str, Any]] = []  # pushes read while waiting for an answer
+
+
+async def request(ws: Any, counter: list[int], type_: str, **fields: Any) -> dict[str, Any]:
+    counter[0] += 1
+    await ws.send(json.dumps({"type": type_, "id": counter[0], **fields}))
+    while True:
+        msg: dict[str, Any] = json.loads(await ws.recv())
+        if msg.get("re") == counter[0]:
+            return msg
+        PUSHES.append(msg)
+
+
+async def wait_for(ws: Any, type_: str) -> dict[str, Any]:
+    while True:
+        msg = PUSHES.pop(0) if PUSHES else json.loads(await ws.recv())
+        if msg["type"] == type_:
+            return msg
+
+
+async def measure(variants: list[str], races: int, winnable_seconds: float) -> dict[str, Any]:
+    config = dataclasses.replace(
+        Config(host="127.0.0.1", port=0), countdown=0.0, winnable_seconds=winnable_seconds
+    )
+    out: dict[str, Any] = {}
+    async with RaceServer(config) as srv, connect(srv.url, subprotocols=[JSON]) as ws:  # type: ignore[list-item]
+        counter = [0]
+        await request(ws, counter, "hello", name="Bench")
+        for variant in variants:
+            waits: list[float] = []
+            refused = 0
+            for _ in range(races):
+                t0 = time.perf_counter()
+                created = await request(ws, counter, "create", variant=variant, seats=1, deals="winnable")
+                if created["type"] == "error":
+                    refused += 1
+                    continue
+                race = created["race"]["id"]
+                PUSHES.clear()
+                await request(ws, counter, "start", race=race)
+                await wait_for(ws, "started")
+                waits.append(time.perf_counter() - t0)
+                await request(ws, counter, "resign", race=race)
+                await wait_for(ws, "finished")
+            waits.sort()
+            out[variant] = {
+                "races": races,
+                "refused": refused,
+                "p50_s": percentile(waits, 50) if waits else None,
+                "p99_s": percentile(waits, 99) if waits else None,
+                "mean_s": statistics.mean(waits) if waits else None,
+                "max_s": waits[-1] if waits else None,
+            }
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--variant", action="append", help="a variant (repeat); default terrace and queen-of-italy"
+    )
+    p.add_argument("--races", type=int, default=20, help="races per variant (default 20)")
+    p.add_argument("--winnable-seconds", type=float, default=8.0, help="the server's bound (default 8)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args()
+    variants = args.variant or ["terrace", "queen-of-italy"]
+    figures = asyncio.run(measure(variants, args.races, args.winnable_seconds))
+    report = {**run_info(None), "winnable_seconds": args.winnable_seconds, "variants": figures}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(report["machine"])
+    print(f"{'variant':<16}{'races':>6}{'refused':>8}{'p50 s':>8}{'p99 s':>8}{'max s':>8}")
+    for v, f in figures.items():
+        cells = [f"{f[k]:.2f}" if f[k] is not None else "-" for k in ("p50_s", "p99_s", "max_s")]
+        print(f"{v:<16}{f['races']:>6}{f['refused']:>8}{cells[0]:>8}{cells[1]:>8}{cells[2]:>8}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The sampler bot: determinized search with the solver, from the view alone.
+
+It never sees the deal. At each choice it:
+
+1. asks the solver which moves are worth trying here
+   (``terrace.solve.first_choices``: that depends only on what the view shows); a
+   safe move, a terrace card going home, or a lone move is played at once;
+2. guesses the stock's order a few times (``terrace.imagine``: the unseen cards,
+   shuffled), the same guesses for every candidate;
+3. plays the two best candidates on every guess and lets the solver's first line
+   (``terrace.solve.playout``, a greedy dive that knows the guessed stock) play
+   the game out; a won playout counts 1000, any other its cards home less two for
+   each card left in the terrace (every base is tried, on more guesses);
+4. plays the candidate with the best total, never one that brings back a position
+   it has already stood in.
+
+What it remembers is what it saw: signora's second pass through the stock is the
+waste it turned over, and Louis's later deals deal the heaps it gathered, in the
+gathering order; then it plays with the true order instead of guesses. Its
+random numbers are seeded from the race id, so the same views give the same moves.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bots.bot import Bot, View
+from terrace.imagine import board, imagine, unseen
+from terrace.louis import GATHER_ORDER, PLACE_NAMES
+from terrace.solve import first_choices, playout
+
+SAMPLES = 3  # guessed stocks per choice
+BASE_SAMPLES = 6  # guessed stocks per candidate base
+CANDIDATES = 2  # moves compared at one choice, best first by the solver's order
+STEPS = 300  # moves per playout: to the end of the game, nearly always
+BASE_STEPS = 300  # the base decides the whole game: play it out to the end
+WIN = 1000.0
+TERRACE = 2.0  # a card left in the terrace counts against a playout (it blocks the win)
+
+
+class SamplerBot(Bot):
+    name = "sampler"
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+        self.rules_version: int | None = None
+        self.known: list[str] = []  # a second pass's stock, in dealing order, once it is known
+        self.been: set[str] = set()  # positions stood in
+
+    def start(self, race: dict[str, Any]) -> None:
+        self.rng.seed(f"sampler:{race.get('race')}")
+        version = race.get("rules_version")
+        self.rules_version = version if isinstance(version, int) else None
+
+    def choose(self, view: View, legal: list[str]) -> str | None:
+        here = _key(view)
+        self.been.add(here)
+        move = self.pick(view, legal)
+        if move == "W-S":  # signora: the waste, first card first, is the next pass
+            self.known = list(view["waste"])
+        elif move == "redeal":  # Louis: the heaps, gathered in order, are the next deal
+            self.known = [c for h in GATHER_ORDER for c in view["heaps"][PLACE_NAMES[h]]]
+        return move
+
+    def orders(self, view: View, k: int) -> list[list[str]]:
+        stock = view["stock"]
+        second = view.get("recycles_left") == 0 or view.get("deal", 1) > 1
+        if self.known and second and stock <= len(self.known):
+            return [self.known[len(self.known) - stock :]]
+        cards = unseen(view)
+        out = []
+        for _ in range(k):
+            self.rng.shuffle(cards)
+            out.append(list(cards))
+        return out
+
+    def imagine(self, view: View, order: list[str]) -> Any:
+        if self.rules_version is None:
+            return imagine(view, order)
+        return imagine(view, order, rules_version=self.rules_version)
+
+    def pick(self, view: View, legal: list[str]) -> str | None:
+        if not legal:
+            return None
+        own = self.imagine(view, unseen(view))
+        options = [m for m in first_choices(own) if m in legal]
+        if not options:
+            return sorted(legal)[0]
+        if len(options) == 1:
+            return options[0]
+        base = view.get("phase") == "choose-base"
+        games = [self.imagine(view, o) for o in self.orders(view, BASE_SAMPLES if base else SAMPLES)]
+        fresh = [m for m in options if not self.returns(games[0], m)]
+        best, best_value = (fresh or options)[0], -1.0
+        for move in fresh if base else fresh[:CANDIDATES]:
+            value = 0.0
+            for game in games:
+                g = game.copy()
+                g.play(move)
+                end = playout(g, BASE_STEPS if base else STEPS)
+                value += WIN if end._won() else end.score - TERRACE * end.terrace_left
+            if value > best_value:
+                best, best_value = move, value
+        return best
+
+    def returns(self, game: Any, move: str) -> bool:
+        """Whether ``move`` leads back to a position this bot has stood in (a loop)."""
+        g = game.copy()
+        g.play(move)
+        return _key(board(g)) in self.been
+
+
+def _key(view: View) -> str:
+    """The position as seen, without the move count and status."""
+    return repr(sorted((k, v) for k, v in view.items() if k not in ("moves", "status")))

@@ -1,0 +1,146 @@
+"""The play screen composed from :mod:`client.render`'s parts: the board with the standings
+beside or below it, the message, and the end of a race (place, time, ranking rule, what next).
+
+Pure functions, plain data in, rich renderables out, like :mod:`client.render`;
+:mod:`client.screen` prints :func:`screen` under the move prompt, and ``terrace play``
+prints :func:`end_screen` when a race is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+from .render import View, board, player_name, race_time, standings
+
+
+def rated_note(results: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why a finished race does not count for ratings (None when it does)."""
+    players = [r.get("player") or {} for r in results]
+    if len(players) < 2:
+        return "Not rated: a race of one."
+    if any(p.get("guest", True) for p in players):
+        return "Not rated: ratings count only races of registered players (guests and house bots are not)."
+    if len({p.get("kind") for p in players}) > 1:
+        return "Not rated: ratings compare people with people and bots with bots, never a mix."
+    return None
+
+
+BESIDE_WIDTH = 120  # columns from which the standings sit beside the board, whatever is on it
+
+
+class _Beside:
+    """Two renderables side by side from ``BESIDE_WIDTH`` columns, else one above the other.
+
+    The choice depends on the width alone, never on what the board holds now, so the
+    standings do not jump between beside and below as cards move; a board too wide for
+    its column folds inside it."""
+
+    def __init__(self, left: RenderableType, right: RenderableType, gap: int = 3, blank: bool = True) -> None:
+        self.left, self.right, self.gap, self.blank = left, right, gap, blank
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= BESIDE_WIDTH:
+            right = Measurement.get(console, options, self.right).maximum
+            grid = Table.grid(padding=(0, self.gap))
+            grid.add_column(width=max(1, options.max_width - right - self.gap))
+            grid.add_column(width=right)
+            grid.add_row(self.left, self.right)
+            yield grid
+        else:
+            yield self.left
+            if self.blank:
+                yield Text()
+            yield self.right
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        left = Measurement.get(console, options, self.left).maximum
+        right = Measurement.get(console, options, self.right).maximum
+        return Measurement(max(left, right), left + self.gap + right)
+
+
+def screen(
+    view: View,
+    rows: Sequence[Mapping[str, Any]],
+    me: str | None,
+    clock: str | None,
+    title: str,
+    message: str | None,
+    *,
+    compact: bool = False,
+    row_limit: int | None = None,
+    help: str | None = None,
+) -> RenderableType:
+    """The whole play screen: title (and clock), the board with the standings beside or below, the message.
+
+    A message starting with ``✗`` (a refused move, as the screen words it) is red. ``compact``
+    saves lines for a short terminal (no blank lines, no standings header, fewer foundation
+    rows); ``row_limit`` shows that many standings rows at most, ``me``'s always among them;
+    ``help`` stands in place of the board until the next input.
+    """
+    head = Text(title, style="bold")
+    if clock:
+        head.append(f"    ⏱ {clock}", style="bold yellow")
+    parts: list[RenderableType] = [head]
+    body = Text(help) if help else board(view, compact)
+    if rows:
+        table = standings(rows, me, header=not compact, limit=row_limit)
+        parts.append(_Beside(body, table, blank=not compact))
+    else:
+        parts.append(body)
+    if message:
+        failed = message.lstrip().startswith(("✗", "✘"))
+        parts.append(Text(message, style="bold red" if failed else "green"))
+    return Group(*parts)
+
+
+RANKING_RULE = (
+    "Ranking: goal first, by time; then more cards home; then fewer terrace cards left; "
+    "then the earlier last card home. Resigning, leaving or being stuck keeps what you had home."
+)
+
+
+def ordinal(n: int) -> str:
+    """``1`` -> ``1st``, ``2`` -> ``2nd``, ``11`` -> ``11th``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def end_screen(finished: Mapping[str, Any], me: str | None) -> RenderableType:
+    """The end of a race for ``me`` (a name): the place and time, the results once, the
+    ranking rule in one line, and what to do next (race again, replay, verify).
+
+    ``finished`` is the ``finished`` push (or a record): ``race``, ``variant``, ``results``.
+    """
+    results: Sequence[Mapping[str, Any]] = finished.get("results", [])
+    race, variant = str(finished.get("race", "")), str(finished.get("variant", "terrace"))
+    mine = next((r for r in results if me is not None and player_name(r.get("player")) == me), None)
+    if mine is None:
+        head = Text(f"Race {race} is over.", style="bold")
+    else:
+        place, finish = mine.get("place"), str(mine.get("finish") or "")
+        when = race_time(mine.get("time"))
+        how = f"{finish} at {when}" if when else finish
+        if place == 1:
+            head = Text(f"You won! 1st of {len(results)} · {how}", style="bold green")
+        elif isinstance(place, int):
+            head = Text(f"You placed {ordinal(place)} of {len(results)} · {how}", style="bold")
+        else:
+            head = Text(f"Race over · {how}", style="bold")
+        head.append(f" · {mine.get('score', 0)} cards home", style="")
+    nxt = Text("Next: ", style="bold")
+    nxt.append(f"race again: terrace play --queue {variant}", style="cyan")
+    nxt.append(" · ")
+    nxt.append(f"step through it: terrace replay {race}", style="cyan")
+    nxt.append(" · ")
+    nxt.append(f"check it: terrace verify {race}", style="cyan")
+    parts: list[RenderableType] = [head, standings(results, me), Text(RANKING_RULE, style="dim")]
+    note = rated_note(results)
+    if note:
+        parts.append(Text(note, style="dim"))
+    return Group(*parts, nxt)

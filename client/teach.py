@@ -1,0 +1,182 @@
+"""What the screen teaches: each variant's rules in short, its notation with examples from
+the position on the board, and one way of writing cards (``10♥``) in every sentence shown.
+
+Pure functions of plain data (a view, the legal moves), so help for a race and for
+practice is the same text. Players may type a ten as ``10`` or ``T``; the screen shows
+``10`` everywhere, in the board, in refusals and in help.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from terrace.cards import parse_card
+
+SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+_CARD = re.compile(r"(?<![\w♣♦♥♠])(10|[A2-9TJQK])([cdhs])(?![\w♣♦♥♠])")
+
+RULES: dict[str, tuple[str, ...]] = {
+    "terrace": (
+        "Terrace: build the 8 foundations F1-F8 up from the base rank, colours alternating,",
+        "round the corner (K, A, 2). Piles 1-9 build down, colours alternating, one card at a time.",
+        "Only the terrace top (T) moves, and only to a foundation. A gap takes the waste top only.",
+        "Turn the stock onto the waste one card at a time; there is no second pass.",
+    ),
+    "queen-of-italy": (
+        "Queen of Italy: build the 8 foundations F1-F8 up from the base rank, colours alternating,",
+        "round the corner (K, A, 2). Piles 1-9 build down, colours alternating, one card at a time.",
+        "Only the terrace top (T) moves, and only to a foundation. A gap is refilled from the stock",
+        "at once; once the stock is out the waste top may fill it. No second pass.",
+    ),
+    "signora": (
+        "Signora: build the 8 foundations F1-F8 up from the base rank in one suit, round the corner",
+        "(K, A, 2). Piles 1-9 build down, colours alternating. Any free card may fill a gap.",
+        "The terrace top (T) goes to foundations; once stock and waste are used up it may go to a pile.",
+        "Once the stock is out you may turn the waste over once (W-S): then play each card before the next.",
+    ),
+    "louis": (
+        "Louis: the aces (Ac Ad Ah As) build up in suit to K, the kings (Kc Kd Kh Ks) down in suit to A.",
+        "Deal the stock onto the heaps a-m (no j); the card just dealt may go to a foundation at once.",
+        "Once the stock is out, heap tops go to foundations, or onto a heap whose top is the same suit",
+        "and one rank higher or lower. A card fitting both foundations of its suit waits in abeyance (X).",
+    ),
+}
+
+NOTATION: dict[str, tuple[str, ...]] = {
+    "family": (
+        "Moves are SOURCE-TARGET: T terrace top, W waste top, S stock, 1-9 piles, F1-F8 foundations.",
+        "Short forms: no dash (w3), F for the first foundation that takes the card (4f, tf),",
+        "d for the stock (S-W); a card may name its place (7c-F2). Type a ten as 10 or T.",
+    ),
+    "louis": (
+        "Moves are SOURCE-TARGET: S stock, heaps a-m, Ac..As and Kc..Ks foundations, Xc..Xs abeyance.",
+        "Heaps are lower case, foundations start with A or K: aAh is heap a to the ace foundation of",
+        "hearts, ah is heap a onto heap h, aF the first foundation that takes it. deal deals the next card.",
+    ),
+}
+
+
+def card_text(name: str) -> str:
+    """A card as the board shows it: ``Th`` -> ``10♥``; anything else unchanged."""
+    m = _CARD.fullmatch(name)
+    if not m:
+        return name
+    rank = "10" if m.group(1) in ("T", "10") else m.group(1)
+    return rank + SUITS[m.group(2)]
+
+
+def cards_in_text(sentence: str, variant: str = "terrace") -> str:
+    """Every card name in ``sentence`` written as the board shows it (``5c cannot go on Td`` ->
+    ``5♣ cannot go on 10♦``). In Louis a foundation is named like its first card (``Ah``):
+    after ``on``, ``to`` or a dash it is a place, and stays as it is typed."""
+
+    def one(m: re.Match[str]) -> str:
+        before = sentence[: m.start()].rstrip().lower()
+        place = before.endswith((" on", " to", "-", "at")) and m.group(1) in "AK"
+        if place and not _family(variant):
+            return m.group(0)
+        return card_text(m.group(0))
+
+    return _CARD.sub(one, sentence)
+
+
+def _family(variant: str) -> bool:
+    return variant != "louis"
+
+
+def _top(view: Mapping[str, Any], place: str) -> str | None:
+    """The card on top of ``place`` (canonical name) in ``view``, if the view shows it."""
+    if place == "T":
+        terrace = view.get("terrace") or []
+        return str(terrace[-1]) if terrace else None
+    if place == "W":
+        waste = view.get("waste") or []
+        return str(waste[-1]) if waste else None
+    for key in ("piles", "heaps", "abeyance"):
+        places = view.get(key) or {}
+        if place in places:
+            got = places[place]
+            if isinstance(got, list):
+                return str(got[-1]) if got else None
+            return str(got) if got else None
+    return None
+
+
+def moves_of_card(typed: str, view: Mapping[str, Any], legal: Sequence[str]) -> list[str]:
+    """The legal moves of the card ``typed`` (``10h``, ``Th``, ``T♥``: one card) wherever it is
+    on top in ``view``: what Tab offers for a card typed instead of a place."""
+    wanted = parse_card(typed)
+    if wanted is None:
+        return []
+    return [
+        m for m in legal if "-" in m and (top := _top(view, m.split("-", 1)[0])) and parse_card(top) == wanted
+    ]
+
+
+def short_form(move: str, variant: str) -> str:
+    """What a person may type for ``move``: no dash; the family ignores case, Louis does not."""
+    if move == "S-W" and _family(variant):
+        return "d"
+    if move.startswith("S-") and not _family(variant):
+        return "deal"
+    if "-" not in move:
+        return move
+    source, target = move.split("-", 1)
+    return (source + target).lower() if _family(variant) else source + target
+
+
+def explain(move: str, view: Mapping[str, Any], variant: str) -> str:
+    """One legal move in words for the position in ``view``: ``3-F1 (3f1): 7♦ from pile 3 to F1``."""
+    typed = short_form(move, variant)
+    head = f"{move} ({typed})" if typed != move else move
+    if "-" not in move:
+        return f"{head}: {'deal the next round' if move == 'redeal' else move}"
+    source, target = move.split("-", 1)
+    if source == "S":
+        return f"{head}: {'turn the next stock card onto the waste' if target == 'W' else 'deal the next card to heap ' + target}"
+    if move == "W-S":
+        return f"{head}: turn the waste over for the second pass"
+    card = _top(view, source)
+    names = {"T": "the terrace", "W": "the waste"}
+    where = names.get(source) or (f"pile {source}" if _family(variant) else _place(source))
+    to = _place(target) if not target.isdigit() else f"pile {target}"
+    what = card_text(card) + " from " if card else ""
+    return f"{head}: {what}{where} to {to}"
+
+
+def _place(name: str) -> str:
+    if name.startswith("F"):
+        return name
+    if len(name) == 2 and name[0] in "AKX":
+        return {"A": "the ace foundation ", "K": "the king foundation ", "X": "abeyance "}[name[0]] + name
+    return f"heap {name}"
+
+
+def help_text(
+    variant: str, view: Mapping[str, Any], legal: Sequence[str], commands: Iterable[str], examples: int = 3
+) -> str:
+    """The ``help`` screen: rules in short, notation, up to ``examples`` legal moves of this
+    position explained, and the commands."""
+    lines = [*RULES.get(variant, RULES["terrace"]), *NOTATION["family" if _family(variant) else "louis"]]
+    shown = _examples(legal, examples)
+    if shown:
+        lines.append("Now you could type:")
+        lines += ["  " + explain(m, view, variant) for m in shown]
+    else:
+        lines.append("No legal move now: the game is over for you.")
+    words = [*commands, "help", "quit"]
+    lines.append("Commands: " + ", ".join(words) + ". Tab completes moves and commands.")
+    return "\n".join(lines)
+
+
+def _examples(legal: Sequence[str], count: int) -> list[str]:
+    """A few legal moves worth showing: foundation moves first, then the others, the stock last."""
+
+    def rank(m: str) -> tuple[int, str]:
+        target = m.split("-", 1)[-1]
+        home = target.startswith(("F", "A", "K")) and len(target) <= 2
+        return (0 if home else 2 if m.startswith("S-") else 1, m)
+
+    return sorted(legal, key=rank)[:count]

@@ -1,0 +1,111 @@
+"""The door: connections counted per address from the moment they are accepted, and
+websocket control frames (ping, pong) rate limited.
+
+websockets only hands a connection to the server once its handshake is done, so a
+count kept there misses half-open upgrades: one address could hold thousands of
+sockets that never finish a handshake. :class:`Guard` counts every accepted socket
+instead, from ``connection_made`` to ``connection_lost``. Up to the per-address cap a
+socket goes on; a few more (as many again as the cap, at least 16) are let in only to be
+answered HTTP 429 (so a client learns why); past that a socket is dropped at once. The handshake itself must end
+within ``handshake_timeout`` (the server's ``open_timeout``).
+
+Each accepted socket's kernel send buffer is set to ``send_buffer`` bytes: left alone,
+the kernel grows it to megabytes for a client that does not read, memory the server's
+own write limits (:mod:`server.connection`) never see.
+
+Control frames are answered by websockets itself and never reach the read loop, so
+they would bypass the message rate limit: :func:`guarded` counts them against a
+bucket of their own and closes a connection that sends too many with 1008.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import Any, Literal
+
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+
+from .config import Config
+from .limits import AddressBuckets, AddressCounter, TokenBucket, address_key
+from .metrics import Metrics
+
+CLOSE_POLICY = 1008
+REFUSALS = 16  # sockets past the cap that may wait for their 429, at least
+
+Admission = Literal["in", "over", "dropped"]
+
+
+class Guard:
+    """Per-address counts and buckets of one server."""
+
+    def __init__(self, config: Config, metrics: Metrics) -> None:
+        self.config = config
+        self.metrics = metrics
+        cap = config.max_conns_per_address
+        self.open = AddressCounter(cap + max(cap, REFUSALS))  # sockets, those waiting for a 429 included
+        self.buckets = AddressBuckets(config.address_rate, config.address_burst)
+
+    def accept(self, address: str) -> Admission:
+        """Count a new socket from ``address``: ``in``, ``over`` (to be answered 429), or ``dropped``."""
+        if not self.open.add(address):
+            self.metrics.cut.labels("address_cap").inc()
+            return "dropped"
+        if self.open.count(address) > self.config.max_conns_per_address:
+            return "over"
+        return "in"
+
+    def release(self, address: str) -> None:
+        self.open.remove(address)
+
+
+class GuardedConnection(ServerConnection):
+    """A server connection counted by a :class:`Guard` while its socket is open."""
+
+    guard: Guard
+    address: str = "?"
+    admission: Admission = "dropped"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        rate = self.guard.config.control_frames
+        self.control = TokenBucket(rate, max(1, int(2 * rate)))
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self.address = address_key(str(peer[0])) if peer else "?"
+        self.admission = self.guard.accept(self.address)
+        super().connection_made(transport)
+        if self.admission == "dropped":
+            self.transport.abort()
+            return
+        sock = transport.get_extra_info("socket")
+        if self.guard.config.send_buffer and sock is not None:
+            # The kernel would otherwise grow a slow reader's buffer to megabytes before
+            # the server's own write limits see anything.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.guard.config.send_buffer)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.admission != "dropped":
+            self.guard.release(self.address)
+            self.admission = "dropped"  # released once
+        super().connection_lost(exc)
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame) and event.opcode in (Opcode.PING, Opcode.PONG):
+            if self.protocol.state is not State.OPEN:  # failed already: the rest are ignored
+                return
+            if self.control.take():
+                self.guard.metrics.cut.labels("control_frames").inc()
+                self.protocol.fail(CLOSE_POLICY, "too many control frames")
+                self.send_data()
+                self.transport.close()
+                return
+        super().process_event(event)
+
+
+def guarded(guard: Guard) -> type[GuardedConnection]:
+    """A connection class counted by ``guard`` (websockets builds connections from a class)."""
+    return type("Guarded", (GuardedConnection,), {"guard": guard})

@@ -1,0 +1,122 @@
+"""Plain HTTP on the websocket port: ``/healthz``, ``/metrics``, the web pages, and 404 for the rest.
+
+``process_request`` hands every HTTP request here before any websocket handshake;
+``/ws`` goes on to the handshake (unless the address has too many connections, or the
+page asking is from an origin not allowed). Only GET and HEAD are answered (405 else).
+``/healthz`` tells whether the store answers, never where it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import http
+import json
+import math
+import re
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from .limits import address_key
+
+HANDSHAKE_COST = 10  # tokens of the address's bucket a websocket handshake costs
+
+if TYPE_CHECKING:
+    from .app import RaceServer
+
+
+def address(connection: ServerConnection) -> str:
+    remote = connection.remote_address
+    return address_key(str(remote[0])) if remote else "?"
+
+
+def route(server: RaceServer, connection: ServerConnection, request: Request) -> Response | None:
+    """The answer to a plain HTTP request, or None to go on with the websocket handshake."""
+    path = request.path.split("?", 1)[0]
+    if request.method not in ("GET", "HEAD") or (path == "/ws" and request.method != "GET"):
+        refused = connection.respond(http.HTTPStatus.METHOD_NOT_ALLOWED, "only GET (and HEAD) here\n")
+        refused.headers["Allow"] = "GET" if path == "/ws" else "GET, HEAD"
+        return refused
+    answer = _route(server, connection, request, path)
+    if request.method == "HEAD" and answer is not None:  # the GET's headers, no body
+        return dataclasses.replace(answer, body=b"")
+    return answer
+
+
+def _route(server: RaceServer, connection: ServerConnection, request: Request, path: str) -> Response | None:
+    if path == "/ws":
+        if not origin_allowed(server.config.origins, request):
+            return connection.respond(http.HTTPStatus.FORBIDDEN, "this page's origin may not connect here\n")
+        if getattr(connection, "admission", "in") != "in":
+            return connection.respond(
+                http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
+            )
+        bucket = server.guard.buckets[address(connection)]
+        wait = bucket.wait(HANDSHAKE_COST)
+        bucket.charge(HANDSHAKE_COST)  # a new connection is work: it costs its address tokens
+        if wait:
+            return connection.respond(
+                http.HTTPStatus.TOO_MANY_REQUESTS,
+                f"too many requests from your address; try again in {math.ceil(wait)} s\n",
+            )
+        return None
+    if PAGES.fullmatch(path):  # every page is the one shell; its script reads the path
+        return response(200, _static("index.html"), "text/html; charset=utf-8")
+    if (asset := ASSET.fullmatch(path)) is not None and asset[1] in _assets():
+        return response(200, _static(asset[1]), TYPES[asset[2]])
+    if path == "/healthz":
+        return _health(server)
+    if path == "/metrics":
+        server.refresh_gauges()
+        return response(200, server.metrics.text().decode(), "text/plain; version=0.0.4; charset=utf-8")
+    return connection.respond(http.HTTPStatus.NOT_FOUND, "not found: try /, /ws, /healthz or /metrics\n")
+
+
+# The web pages (lobby, leaderboards, a race, playing) and their files: plain ES modules, no build step.
+PAGES = re.compile(r"/|/top|/play|/play/[A-Za-z0-9_-]{1,64}|/race/[A-Za-z0-9_-]{1,64}")
+ASSET = re.compile(r"/static/([a-z0-9-]+\.(js|css))")
+TYPES = {"js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8"}
+
+
+@functools.cache
+def _assets() -> frozenset[str]:
+    return frozenset(f.name for f in resources.files("server").joinpath("static").iterdir())
+
+
+@functools.cache
+def _static(name: str) -> str:
+    return resources.files("server").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _health(server: RaceServer) -> Response:
+    body: dict[str, Any] = {
+        "status": "ok" if server.store_down is None else "store_down",
+        "store": type(server.store).__name__,
+        "connections": len(server.connections),
+        "races": len(server.registry.drivers),
+    }
+    return response(200 if server.store_down is None else 503, json.dumps(body) + "\n", "application/json")
+
+
+def origin_allowed(allowed: str, request: Request) -> bool:
+    """Whether a websocket handshake may go on, by its Origin: a client that sends none (not a
+    browser), the server's own pages (the Origin's host is the Host asked for), or an origin
+    in ``allowed`` (comma-separated ``scheme://host[:port]``; ``*`` allows every origin)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    origins = {o.strip().rstrip("/") for o in allowed.split(",") if o.strip()}
+    if "*" in origins or origin.rstrip("/") in origins:
+        return True
+    host = request.headers.get("Host")
+    return host is not None and origin in (f"http://{host}", f"https://{host}")
+
+
+def response(status: int, body: str, content_type: str) -> Response:
+    data = body.encode()
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(data)))])
+    return Response(status, http.HTTPStatus(status).phrase, headers, data)

@@ -1,0 +1,154 @@
+"""Matchmaking: players waiting by variant, goal and pool, grouped into races.
+
+A group becomes a race (``start: full``, no creator, the default time limit) as soon
+as ``queue_seats`` players wait, or when the oldest of two or more has waited
+``queue_wait`` seconds. House players (``house: true``) wait only to give others
+someone to race: they never make a race alone, people take seats first, and only
+people's waiting time counts.
+
+A node alone keeps its queues here, in memory. One node of many hands them to
+:class:`~server.shared_queue.SharedQueue` (``shared``): one queue in the store for every
+node, with the same rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from terrace.errors import ProtocolError
+from terrace.race import RaceRules, admits
+
+from .accounts import Player
+from .config import Config
+from .driver import RaceDriver
+from .registry import Registry, goal_of
+
+log = logging.getLogger("terrace.server")
+
+QueueKey = tuple[str, str, str]  # variant, goal, pool
+
+
+@dataclass
+class Waiting:
+    players: list[Player] = field(default_factory=list)
+    since: dict[str, float] = field(default_factory=dict)  # player id -> loop time queued
+    house: set[str] = field(default_factory=set)  # ids of players who wait only to race others
+    timer: asyncio.TimerHandle | None = None
+
+    def has_guest(self) -> bool:
+        """Whether someone waits who came to race (not only house players)."""
+        return len(self.players) > len(self.house)
+
+
+class Queue(Protocol):
+    """Where queued players wait: here (:class:`Matchmaking`) or in the store (``SharedQueue``)."""
+
+    async def put(self, player: Player, key: QueueKey, house: bool) -> int: ...
+    async def take(self, player: Player) -> None: ...
+
+
+class Matchmaking:
+    def __init__(self, config: Config, registry: Registry) -> None:
+        self.config = config
+        self.registry = registry
+        self.queues: dict[QueueKey, Waiting] = {}
+        self.shared: Queue | None = None  # one node of many: the deployment's one queue
+
+    async def queue(
+        self, player: Player, variant: str, goal: str | None, pool: str, house: bool = False
+    ) -> tuple[QueueKey, int]:
+        """Put ``player`` in the queue; returns the queue and the player's position in it."""
+        goal = goal_of(variant, goal)
+        if not admits(pool, player.kind):  # type: ignore[arg-type]
+            raise ProtocolError("pool_refused", pool=pool)
+        self.registry.check_free(player)
+        key = (variant, goal, pool)
+        if self.shared is not None:
+            return key, await self.shared.put(player, key, house)
+        waiting = self.queues.setdefault(key, Waiting())
+        waiting.players.append(player)
+        waiting.since[player.id] = asyncio.get_running_loop().time()
+        if house:
+            waiting.house.add(player.id)
+        player.queued = key
+        position = len(waiting.players)
+        self._check(key)
+        return key, position
+
+    async def unqueue(self, player: Player) -> None:
+        if player.queued is None:
+            raise ProtocolError("not_queued")
+        if self.shared is not None:
+            await self.shared.take(player)
+        else:
+            self._unqueue(player)
+
+    def _unqueue(self, player: Player) -> None:
+        key = player.queued
+        assert key is not None
+        waiting = self.queues[key]
+        waiting.players.remove(player)
+        waiting.since.pop(player.id, None)
+        waiting.house.discard(player.id)
+        player.queued = None
+        if not waiting.players:
+            if waiting.timer is not None:
+                waiting.timer.cancel()
+            del self.queues[key]
+
+    def _match(self, key: QueueKey) -> None:
+        waiting = self.queues.get(key)
+        if waiting is None:
+            return
+        if waiting.timer is not None:
+            waiting.timer.cancel()
+            waiting.timer = None
+        if len(waiting.players) < 2 or not waiting.has_guest():
+            return
+        # Players who came to race take their seats first; house players fill the rest.
+        # A registered player whose address already has its rated seats waits for the next group
+        # (house players are the operator's own, and never refused).
+        ordered = sorted(waiting.players, key=lambda p: p.id in waiting.house)
+        group: list[Player] = []
+        for p in ordered:
+            if len(group) < self.config.queue_seats and (
+                p.id in waiting.house or not self.registry.clashes(list(group), p)
+            ):
+                group.append(p)
+        if len(group) < 2:
+            return
+        for p in group:
+            self._unqueue(p)
+        matched(self.registry, key, group)
+        if key in self.queues:  # more waited than one race holds
+            self._check(key)
+
+    def _check(self, key: QueueKey) -> None:
+        """Match a full group now, or set the timer for the wait once two are waiting."""
+        waiting = self.queues[key]
+        if not waiting.has_guest():
+            return  # house players alone never make a race: they wait for someone to race
+        if len(waiting.players) >= self.config.queue_seats:
+            self._match(key)
+        elif len(waiting.players) >= 2 and waiting.timer is None:
+            loop = asyncio.get_running_loop()
+            guests = [t for pid, t in waiting.since.items() if pid not in waiting.house]
+            delay = max(0.0, min(guests) + self.config.queue_wait - loop.time())
+            waiting.timer = loop.call_later(delay, self._match, key)
+
+
+def matched(registry: Registry, key: QueueKey, group: list[Player]) -> RaceDriver:
+    """A race for a matched group: ``start: full``, no creator, the default time limit."""
+    variant, goal, pool = key
+    rules = RaceRules(variant, goal, len(group), registry.config.default_time_limit, pool, "full")  # type: ignore[arg-type]
+    driver = registry.new(rules, None)
+    log.info("queue matched %s into race %s", ", ".join(p.name for p in group), driver.id)
+    for p in group:
+        p.queued = None
+        registry.seat(
+            driver, p, check=False
+        )  # the group is formed: the last seat fills the race and starts its countdown
+    return driver

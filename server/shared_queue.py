@@ -1,0 +1,100 @@
+"""One matchmaking queue for every node of a deployment (one node of many, on Redis).
+
+A node puts its queued players in the store's queue (:meth:`~server.store.Store.queue_put`)
+and, a few times a second and at once after a queue request, asks the store for due groups
+(:meth:`~server.store.Store.queue_match`, one atomic script: each waiting player goes to one
+group, whichever node asks). The node that takes a group makes its race and owns it; the
+group's players on other nodes hear of it through the nodes' events: a ``redirect`` push to
+the race's node, where their session is good, and their seat waits for them. The rules are
+those of :mod:`server.matchmaking`: ``queue_seats`` at once, or two or more once the person
+who has waited longest has waited ``queue_wait``; house players fill seats and never make a
+race alone, whichever node they wait on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from .accounts import Accounts, Player
+from .config import Config
+from .matchmaking import QueueKey, matched
+from .nodes import Cluster
+from .registry import Registry
+from .store import StoreDown
+
+log = logging.getLogger("terrace.server")
+
+
+def queue_name(key: QueueKey) -> str:
+    return ":".join(key)
+
+
+class SharedQueue:
+    def __init__(self, config: Config, registry: Registry, accounts: Accounts, cluster: Cluster) -> None:
+        self.config = config
+        self.registry = registry
+        self.accounts = accounts
+        self.cluster = cluster
+        self.store = cluster.store
+        self._due = asyncio.Event()  # someone queued here: look for a group now
+        # how often every node looks: often enough that a group waits little past queue_wait
+        self.every = max(0.05, min(0.25, config.queue_wait / 3))
+
+    async def put(self, player: Player, key: QueueKey, house: bool) -> int:
+        # the session's hash: the node that seats the player knows it by it (and saves it with the
+        # race, for a restart), before the player says hello there
+        session = self.accounts.session_hash(player.id)
+        waiting = {**player.public(), "node": self.cluster.node, "session_hash": session}
+        position = await self.store.queue_put(queue_name(key), dict(waiting), house)
+        player.queued = key
+        self._due.set()
+        return position
+
+    async def take(self, player: Player) -> None:
+        key, player.queued = player.queued, None
+        if key is not None:  # False: a node matched the player just now; its redirect follows
+            await self.store.queue_take(queue_name(key), player.id)
+
+    async def run(self) -> None:
+        """Take every due group out of every queue, now and then, for as long as the node runs."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._due.wait(), self.every)
+            self._due.clear()
+            try:
+                await self.match()
+            except StoreDown as exc:
+                log.warning("queues not matched (%s)", exc)
+            except Exception:
+                log.exception("matching failed")
+
+    async def match(self) -> None:
+        for name in await self.store.queues():
+            key: QueueKey = tuple(name.split(":", 2))  # type: ignore[assignment]
+            while group := await self.store.queue_match(
+                name, self.config.queue_seats, self.config.queue_wait
+            ):
+                self._seat(key, group)
+
+    def _seat(self, key: QueueKey, group: list[dict[str, Any]]) -> None:
+        players = [self.accounts.restore(p) for p in group]
+        driver = matched(self.registry, key, players)
+        elsewhere = [str(p["id"]) for p in group if p.get("node") != self.cluster.node]
+        if elsewhere:
+            self.cluster.tell(
+                driver.id, elsewhere, {"type": "redirect", "race": driver.id, "url": self.cluster.node}
+            )
+
+
+def told(accounts: Accounts, event: Mapping[str, Any]) -> None:
+    """Another node matched players of ours into its race: they leave our queue and go there."""
+    for pid in event["to"]:
+        player = accounts.get(str(pid))
+        if player is not None:
+            player.queued = None
+            if player.connection is not None:
+                player.connection.push(event["msg"])

@@ -1,0 +1,26 @@
+// The pages' entry point: one connection, and the page the path names (loaded only when asked for).
+import { Conn } from "./net.js";
+
+const PAGES = [
+  [/^\/$/, "./lobby.js"],
+  [/^\/top$/, "./top.js"],
+  [/^\/race\/([\w-]+)$/, "./race.js"],
+  [/^\/play(?:\/([\w-]+))?$/, "./play.js"],
+];
+
+async function main() {
+  const main = document.getElementById("main");
+  for (const [pattern, module] of PAGES) {
+    const m = location.pathname.match(pattern);
+    if (!m) continue;
+    for (const a of document.querySelectorAll("nav a")) if (a.getAttribute("href") === location.pathname) a.setAttribute("aria-current", "page");
+    const page = await import(module);
+    // the page hooks its pushes once; `connected` runs on every (re)connection
+    const conn = new Conn(() => view.connected());
+    const view = page.mount(main, m[1], conn);
+    return;
+  }
+  main.textContent = "No such page.";
+}
+
+main();

@@ -1,0 +1,253 @@
+// Racing from the browser: a guest name or an account token; queue (house bots or others) or a
+// private race with a link to share; the board with click-click moves, typed notation, legal
+// targets from the server's list, refusals with the server's reason, the clock and standings.
+// The session is kept in localStorage, so a reload (or a dropped connection) resumes the race.
+import { drawBoard } from "./board.js";
+import { clock, el, goalsOf, message, select, standingsTable, VARIANTS, who } from "./ui.js";
+
+const store = {
+  get: (k) => localStorage.getItem("terrace." + k),
+  set: (k, v) => (v ? localStorage.setItem("terrace." + k, v) : localStorage.removeItem("terrace." + k)),
+};
+
+export function mount(main, joinId, conn) {
+  const params = new URLSearchParams(location.search);
+  const s = { me: null, mode: "hello", race: null, game: null, rows: null, result: null, sel: null, queued: null };
+  const top = el("div", { class: "playhead" });
+  const area = el("section", { id: "play" });
+  const note = el("div", { id: "note", "aria-live": "assertive" });
+  main.replaceChildren(el("h1", { text: "Play" }), top, note, area);
+
+  const say = (text, kind = "note") => message(note, text, kind);
+  const render = () => {
+    top.replaceChildren(s.me ? el("p", {}, "You are ", who(s.me), s.me.guest ? " (a guest)" : "", " · ",
+      el("button", { type: "button", class: "link", id: "forget", text: "change", onclick: forget })) : "");
+    ({ hello: drawHello, home: drawHome, waiting: drawWaiting, racing: drawRacing, finished: drawFinished })[s.mode]();
+  };
+
+  // ----- who am I -----------------------------------------------------------------------
+  const drawHello = () => {
+    const name = el("input", { id: "name", name: "name", value: store.get("name") || "", autocomplete: "nickname", size: 16 });
+    const token = el("input", { id: "token", name: "token", type: "password", value: "", size: 16 });
+    area.replaceChildren(el("form", { class: "hello", onsubmit: (e) => { e.preventDefault(); hello({ name: name.value.trim(), token: token.value.trim() }); } },
+      el("p", {}, "Race as a guest (pick a name) or with your account token (the one ", el("code", { text: "terrace register" }), " printed)."),
+      el("label", { for: "name", text: "Name " }), name, " ",
+      el("label", { for: "token", text: "or token " }), token, " ",
+      el("button", { type: "submit", id: "go", text: "Go" })));
+    name.focus();
+  };
+
+  const hello = async ({ name, token }) => {
+    const a = await conn.request("hello", token ? { token } : name ? { name } : {});
+    if (a.type === "error") return say(a.message, "error");
+    store.set("token", token || null);
+    store.set("name", a.player.name);
+    welcomed(a);
+  };
+
+  const welcomed = (a) => {
+    s.me = a.player;
+    s.queued = null; // a new connection is in no queue
+    store.set("session", a.session);
+    note.replaceChildren();
+    if (s.mode === "hello") s.mode = "home";
+    if (joinId && !s.race) join(joinId);
+    render();
+    if (params.get("queue") && s.mode === "home" && !joinId) { // from the lobby's buttons: race at once
+      params.delete("queue");
+      history.replaceState(null, "", `/play?${params}`);
+      queue(params.get("variant") || "terrace", params.get("goal") || goalsOf(params.get("variant") || "terrace")[0]);
+    }
+  };
+
+  const forget = () => {
+    ["session", "token"].forEach((k) => store.set(k, null));
+    location.reload();
+  };
+
+  // ----- finding a race ---------------------------------------------------------------
+  const drawHome = () => {
+    const variant = params.get("variant") || "terrace";
+    const v = select("variant", VARIANTS, variant), g = select("goal", goalsOf(variant), params.get("goal") || goalsOf(variant)[0]);
+    v.addEventListener("change", () => g.replaceChildren(...goalsOf(v.value).map((o) => el("option", { value: o, text: o }))));
+    const seats = el("input", { id: "seats", type: "number", min: 1, max: 8, value: 2, size: 2 });
+    area.replaceChildren(el("div", { class: "home" },
+      el("p", {}, el("label", { for: "variant", text: "Variant " }), v, " ", el("label", { for: "goal", text: "goal " }), g),
+      s.queued ? el("p", {}, `Waiting in the ${s.queued.variant} queue… `, el("button", { type: "button", id: "unqueue", text: "Stop waiting", onclick: unqueue }))
+        : el("p", {}, el("button", { type: "button", id: "queue", class: "primary", text: "Race now", onclick: () => queue(v.value, g.value) }),
+          " with the house bots or whoever is waiting"),
+      el("p", {}, el("button", { type: "button", id: "create", text: "Create a private race", onclick: () => create(v.value, g.value, Number(seats.value)) }),
+        " for ", seats, el("label", { for: "seats", text: " seats, and share its link" }))));
+  };
+
+  const queue = async (variant, goal) => {
+    const a = await conn.request("queue", { variant, goal });
+    if (a.type === "error") return say(a.message, "error");
+    s.queued = a;
+    say(`Queued for ${variant}: the race starts as soon as there are players to race.`);
+    render();
+  };
+  const unqueue = async () => { await conn.request("unqueue"); s.queued = null; render(); };
+
+  const create = async (variant, goal, seats) => {
+    const a = await conn.request("create", { variant, goal, seats, start: "manual" });
+    if (a.type === "error") return say(a.message, "error");
+    s.race = a.race;
+    s.mode = "waiting";
+    history.replaceState(null, "", `/play/${a.race.id}`);
+    render();
+  };
+
+  const join = async (id) => {
+    const a = await conn.request("join", { race: id });
+    if (a.type === "error" && a.code !== "already_in_race") return say(`Cannot join race ${id}: ${a.message}`, "error");
+    if (a.type === "joined") { s.race = a.race; s.mode = "waiting"; render(); }
+  };
+
+  const drawWaiting = () => {
+    const r = s.race, link = `${location.origin}/play/${r.id}`;
+    const mine = r.creator && s.me && r.creator.id === s.me.id;
+    area.replaceChildren(el("div", { class: "waiting" },
+      el("p", {}, `${r.variant} · goal ${r.goal} · `, el("strong", { id: "race-state", text: r.state }),
+        r.state === "countdown" && r.starts_at ? ` · starts in ${clock(r.starts_at - Date.now() + 999)}` : ""),
+      el("p", {}, "Share this link: ", el("input", { id: "share", readonly: true, value: link, size: Math.min(link.length, 40), onfocus: (e) => e.target.select() })),
+      el("ul", { class: "players" }, r.players.map((p) => el("li", {}, who(p)))),
+      r.state === "open" && mine ? el("button", { type: "button", id: "start", class: "primary", text: "Start", onclick: start }) : null,
+      r.state === "open" ? el("button", { type: "button", id: "leave", text: "Leave", onclick: leave }) : null));
+  };
+  const start = async () => { const a = await conn.request("start", { race: s.race.id }); if (a.type === "error") say(a.message, "error"); };
+  const leave = async () => {
+    await conn.request("leave", { race: s.race.id });
+    Object.assign(s, { race: null, mode: "home" });
+    history.replaceState(null, "", "/play");
+    render();
+  };
+
+  // ----- racing -----------------------------------------------------------------------
+  const legalFrom = (src) => s.game.legal.filter((m) => m.split("-")[0] === src);
+
+  const pick = (place) => {
+    const g = s.game;
+    if (!s.sel) {
+      const from = legalFrom(place);
+      if (place === "S" && from.length === 1) return send(from[0]); // turning the stock is one click
+      if (!g.view || (!from.length && !placeCards(g.view, place))) return;
+      s.sel = place;
+      return drawRacing();
+    }
+    if (place === s.sel) { s.sel = null; return drawRacing(); }
+    const src = s.sel;
+    s.sel = null;
+    const exact = `${src}-${place}`;
+    const home = /^(F\d|[AK][cdhs])$/.test(place) ? legalFrom(src).find((m) => /^(F\d|[AK][cdhs])$/.test(m.split("-")[1])) : null;
+    send(g.legal.includes(exact) || !home ? exact : home); // the server judges it either way
+  };
+
+  const send = async (move) => {
+    const g = s.game;
+    s.sel = null;
+    const a = await conn.request("move", { race: g.race, seq: g.seq + 1, move });
+    if (a.type === "error") {
+      if (a.code === "bad_seq" && a.expected) g.seq = a.expected - 1;
+      say(a.code === "illegal_move" ? `Refused: ${a.message}` : a.message, "error");
+      return drawRacing();
+    }
+    Object.assign(g, { view: a.view, legal: a.legal, seq: a.seq, last: a.move, finish: a.finish || g.finish });
+    say(a.finish ? `You finished: ${a.finish}.` : `Played ${a.move}.`);
+    drawRacing();
+  };
+
+  const drawRacing = () => {
+    const g = s.game;
+    if (!g) return;
+    // keep the keyboard where it was: the same place, move button or input after the redraw
+    const was = document.activeElement;
+    const refocus = was && (was.id ? `#${was.id}` : was.dataset.place ? `[data-place="${was.dataset.place}"]` : null);
+    const targets = new Set(s.sel ? legalFrom(s.sel).map((m) => m.split("-")[1]) : []);
+    const typed = el("input", { id: "typed", name: "typed", size: 8, autocomplete: "off", "aria-label": "type a move, e.g. 4f or w3" });
+    const left = g.ends_at - (Date.now() + g.offset);
+    const buttons = g.legal.map((m) => el("button", { type: "button", class: "legal", "data-move": m, onclick: () => send(m), text: m }));
+    area.replaceChildren(el("div", { class: "racing" },
+      el("div", { class: "boardbox" }, drawBoard(g.view, g.finish ? {} : { pick, drop: (from, to) => { s.sel = from; pick(to); }, selected: s.sel, targets })),
+      el("aside", { class: "side-panel" },
+        el("p", { class: "clock" }, el("span", { id: "clock", text: clock(left) }), " left · ", el("span", { id: "seq", text: `move ${g.seq}` }),
+          g.finish ? el("strong", { id: "my-finish", text: ` · finished: ${g.finish}` }) : ""),
+        el("div", { id: "standings-box" }, s.rows ? standingsTable(s.rows, g.view.variant) : null),
+        g.finish ? el("p", { text: "Waiting for the others to finish…" }) : el("div", {},
+          el("form", { class: "typed", onsubmit: (e) => { e.preventDefault(); if (typed.value.trim()) send(typed.value.trim()); } },
+            el("label", { for: "typed", text: "Move " }), typed, el("button", { type: "submit", text: "Play" })),
+          el("div", { class: "legal-list" }, el("p", { text: `${g.legal.length} legal moves:` }), el("div", { id: "legal" }, buttons)),
+          el("button", { type: "button", id: "resign", onclick: resign, text: "Resign" })))));
+    const back = refocus && area.querySelector(refocus);
+    if (back) back.focus();
+  };
+
+  const resign = async () => {
+    if (!confirm("Resign this race?")) return;
+    const a = await conn.request("resign", { race: s.game.race });
+    if (a.type === "error") return say(a.message, "error");
+    s.game.finish = "resigned";
+    if (s.mode === "racing") drawRacing();
+  };
+
+  const drawFinished = () => {
+    const f = s.result;
+    area.replaceChildren(el("div", { class: "finished" },
+      el("h2", { id: "result", text: "The race is over" }),
+      standingsTable(f.results, f.variant),
+      el("p", {}, el("a", { href: `/race/${f.race}`, id: "replay", text: "Watch it move by move, verified" }), " · ",
+        el("button", { type: "button", id: "again", class: "primary", text: "Race again", onclick: again }))));
+  };
+  const again = () => { Object.assign(s, { mode: "home", race: null, game: null, rows: null, result: null }); history.replaceState(null, "", "/play"); render(); };
+
+  // ----- pushes -----------------------------------------------------------------------
+  conn.on("race", (m) => {
+    if (s.mode === "racing" || s.mode === "finished") return;
+    if (m.race.state === "cancelled") { Object.assign(s, { race: null, mode: "home" }); return render(); }
+    s.race = m.race;
+    s.queued = null;
+    s.mode = "waiting";
+    render();
+  });
+  conn.on("started", (m) => {
+    s.game = { race: m.race, view: m.view, legal: m.legal, seq: m.seq, ends_at: m.clock.ends_at, offset: m.clock.now - Date.now(), finish: null };
+    s.mode = "racing";
+    s.queued = null;
+    history.replaceState(null, "", `/play/${m.race}`);
+    say(m.resumed ? "Back in the race." : "Go!");
+    render();
+  });
+  conn.on("standings", (m) => {
+    if (!s.game || m.race !== s.game.race) return;
+    s.rows = m.rows;
+    const box = document.getElementById("standings-box");
+    if (box) box.replaceChildren(standingsTable(m.rows, s.game.view.variant));
+  });
+  conn.on("finished", (m) => { if (s.game && m.race === s.game.race) { s.result = m; s.mode = "finished"; render(); } });
+  setInterval(() => {
+    const c = document.getElementById("clock");
+    if (c && s.game) c.textContent = clock(s.game.ends_at - (Date.now() + s.game.offset));
+    if (s.mode === "waiting" && s.race && s.race.state === "countdown") drawWaiting();
+  }, 500);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && s.sel) { s.sel = null; drawRacing(); }
+  });
+
+  return {
+    async connected() {
+      const session = store.get("session"), token = store.get("token");
+      if (session) {
+        const a = await conn.request("hello", { session });
+        if (a.type === "welcome") return welcomed(a);
+        store.set("session", null);
+      }
+      if (token || (s.me && store.get("name"))) return hello({ token, name: store.get("name") });
+      render();
+    },
+  };
+}
+
+function placeCards(view, place) {
+  const p = view.piles || view.heaps || {};
+  return (p[place] || []).length || (place === "T" && view.terrace && view.terrace.length) || (place === "W" && view.waste && view.waste.length);
+}

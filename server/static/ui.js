@@ -1,0 +1,75 @@
+// Small DOM helpers shared by the pages: elements, cards as text, times, player names.
+const SUITS = { c: ["♣", "clubs"], d: ["♦", "diamonds"], h: ["♥", "hearts"], s: ["♠", "spades"] };
+const RANKS = { A: "ace", T: "ten", J: "jack", Q: "queen", K: "king" };
+
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== undefined && c !== null) e.append(c);
+  return e;
+}
+
+export function cardLabel(name) {
+  const [rank, suit] = [name.slice(0, -1), name.slice(-1)];
+  return `${RANKS[rank] || rank} of ${SUITS[suit][1]}`;
+}
+
+// A card drawn with text and CSS: rank and suit symbol, red or black, with a spoken name.
+export function card(name, extra = "") {
+  const rank = name.slice(0, -1) === "T" ? "10" : name.slice(0, -1);
+  const suit = name.slice(-1);
+  const red = suit === "d" || suit === "h";
+  return el("span", { class: `card ${red ? "red" : "black"} ${extra}`, role: "img", "aria-label": cardLabel(name), "data-card": name }, rank + SUITS[suit][0]);
+}
+
+export function back(count, label = "stock") {
+  return el("span", { class: "card back", role: "img", "aria-label": `${label}: ${count} cards face down` }, String(count));
+}
+
+export function clock(ms) {
+  if (ms === null || ms === undefined) return "";
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export function who(player) {
+  return el("span", { class: "who" }, player.name, " ", el("span", { class: `kind ${player.kind}`, text: player.kind === "bot" ? "bot" : "person" }));
+}
+
+export function message(box, text, kind = "note") {
+  box.replaceChildren(el("p", { class: kind, role: kind === "error" ? "alert" : "status", text }));
+}
+
+export const VARIANTS = ["terrace", "queen-of-italy", "signora", "louis"];
+export const goalsOf = (variant) => (variant === "louis" ? ["clear"] : ["terrace", "clear"]);
+
+export function select(name, options, value) {
+  return el("select", { name, id: name }, options.map((o) => el("option", { value: o, selected: o === value, text: o })));
+}
+
+// Standings rows as a table with progress bars (terrace left, cards home): counts only, never cards.
+export function standingsTable(rows, variant) {
+  const family = variant !== "louis";
+  return el("table", { class: "standings" },
+    el("thead", {}, el("tr", {}, ["#", "player", family ? "terrace" : "", "home", "moves", "finish"].map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, rows.map((r) => el("tr", { class: r.connected === false ? "away" : "" },
+      el("td", { text: r.place ?? "" }),
+      el("td", {}, who(r.player)),
+      el("td", {}, family ? bar(11 - r.terrace_left, 11, `${r.terrace_left} left`) : ""),
+      el("td", {}, bar(r.score, 104, String(r.score))),
+      el("td", { class: "num", text: r.moves }),
+      el("td", { text: r.finish ? `${r.finish}${r.time !== null && r.time !== undefined ? " " + clock(r.time) : ""}` : "" }),
+    ))));
+}
+
+function bar(value, max, text) {
+  return el("span", { class: "bar" },
+    el("meter", { min: 0, max, value, "aria-label": text }),
+    el("span", { class: "num", text }));
+}

@@ -1,0 +1,67 @@
+// Checking a finished race in this browser: the commitment, the deal and its first view, and every
+// player's moves replayed to the recorded score. Returns each check with a sentence, and the
+// replayed views for stepping through the race.
+import { commitment, deckOf, hasWebCrypto, shuffle, unhex } from "./deal.js";
+import { newGame } from "./replay.js";
+
+const SAME_FIRST_VIEW = {
+  louis: ["foundations", "abeyance", "heaps", "stock"],
+  family: ["terrace", "foundations", "piles", "waste", "stock"],
+};
+
+// The placing rule: goal finishers by time; then more cards home, fewer terrace cards left, and
+// the earlier last card home; equal players share a place and the next places skip (1, 2, 2, 4).
+function misplaced(rows) {
+  const key = (r) => (r.finish === "goal" ? [0, r.time, 0, 0, 0] : [1, 0, -r.score, r.terrace_left, r.last_home ?? 2 ** 62]);
+  const before = (a, b) => { for (let i = 0; i < 5; i++) if (a[i] !== b[i]) return a[i] < b[i]; return false; };
+  return rows.flatMap((r) => {
+    const place = 1 + rows.filter((o) => before(key(o), key(r))).length;
+    return place === r.place ? [] : [`${r.player.name} is placed ${r.place}, the rule says ${place}`];
+  });
+}
+
+export async function verify(record) {
+  const checks = [];
+  const add = (ok, text) => checks.push({ ok, text });
+  const seed = unhex(record.seed);
+  if (!seed || seed.length !== 32) {
+    add(false, "seed: the record's seed is not 32 bytes of hex");
+    return { ok: false, checks, games: [] };
+  }
+  const made = await commitment(seed);
+  const how = hasWebCrypto() ? "WebCrypto SHA-256" : "SHA-256 in JavaScript";
+  add(made === record.commitment, made === record.commitment
+    ? `commitment: ${how} of the seed is the published ${record.commitment.slice(0, 16)}…`
+    : `commitment: the seed hashes to ${made.slice(0, 16)}…, not the published ${String(record.commitment).slice(0, 16)}…`);
+  const deck = await shuffle(deckOf(record.variant), seed);
+  if ("first_view" in record) {
+    const dealt = newGame(record.variant, deck).view();
+    const fields = SAME_FIRST_VIEW[record.variant === "louis" ? "louis" : "family"];
+    const differ = fields.filter((k) => JSON.stringify(dealt[k]) !== JSON.stringify((record.first_view || {})[k]));
+    add(!differ.length, differ.length
+      ? `first view: the deal differs from the recorded first view in ${differ.join(", ")}`
+      : "first view: DEAL-V1 deals exactly the recorded first view");
+  } else {
+    add(true, "first view: not kept in this record (an older server); the moves below are replayed from the deal");
+  }
+  const games = [];
+  for (const row of record.results) {
+    const game = newGame(record.variant, deck);
+    const views = [game.view()];
+    let stopped = null;
+    for (const [i, move] of (row.move_list || []).entries()) {
+      const why = game.play(move);
+      if (why) { stopped = `move ${i + 1} (${why})`; break; }
+      views.push(game.view());
+    }
+    const last = views.at(-1), name = row.player.name;
+    if (stopped) add(false, `${name}: replay stops at ${stopped}`);
+    else if (last.score !== row.score || last.terrace_left !== row.terrace_left || last.moves !== row.moves) {
+      add(false, `${name}: the replay ends with ${last.score} home, ${last.terrace_left} terrace left, ${last.moves} moves; the record says ${row.score}, ${row.terrace_left}, ${row.moves}`);
+    } else add(true, `${name}: ${row.moves} moves replayed to ${row.score} home, ${row.terrace_left} terrace left`);
+    games.push({ player: row.player, row, moves: row.move_list || [], views });
+  }
+  const wrong = misplaced(record.results);
+  add(!wrong.length, wrong.length ? `places: ${wrong.join("; ")}` : "places: every place follows from goal times, scores, terrace left and last cards home");
+  return { ok: checks.every((c) => c.ok), checks, games };
+}

@@ -1,0 +1,112 @@
+"""One player's seat in a race: their game, seq, kept answers, finish and connection, and
+what follows from them alone (the answer to a move, a standings row, whether the goal is reached)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import cast
+
+from ..game import Game
+from ..messages import Moved, PlayerInfo, Row
+from ..vocab import Finish, Goal, Status
+from .places import Standing
+from .rules import KEEP_ANSWERS
+
+
+@dataclass
+class Pending:
+    """A move played whose status waits for a long lost search: its answer is due when it settles."""
+
+    text: str  # what the player sent
+    at: int  # race time of the move
+    reply: bool = True  # False: rebuilt from the log (restore), nobody waits for the answer
+
+
+@dataclass(eq=False)
+class Seat:
+    player: PlayerInfo  # the player's public description
+    game: Game | None = None
+    seq: int = 0  # last applied seq
+    answers: OrderedDict[int, tuple[str, Moved]] = field(default_factory=OrderedDict)
+    finish: Finish | None = None
+    finish_ms: int | None = None  # race time of the finish
+    last_home_ms: int | None = None  # race time of the last card put on a foundation
+    connected: bool = True
+    grace_until: int | None = None  # clock time the player must be back by
+    pending: Pending | None = None
+
+    @property
+    def id(self) -> str:
+        return str(self.player["id"])
+
+    @property
+    def score(self) -> int:
+        return self.game.score if self.game else 0
+
+    @property
+    def terrace_left(self) -> int:
+        return self.game.terrace_left if self.game else 0
+
+    @property
+    def move_count(self) -> int:
+        return len(self.game.moves) if self.game else 0
+
+    def standing(self) -> Standing:
+        return Standing.of(
+            goal_time=self.finish_ms if self.finish == "goal" else None,
+            score=self.score,
+            terrace_left=self.terrace_left,
+            last_home=self.last_home_ms,
+        )
+
+    def went_home(self) -> bool:
+        """Whether the last move put a card on a foundation (the base card goes home too)."""
+        assert self.game is not None
+        return any(e["type"] in ("home", "base") for e in self.game.move_events)
+
+    def reached(self, goal: Goal) -> Finish | None:
+        """The finish the game has come to by itself: ``goal`` reached, or ``stuck`` (lost)."""
+        game = self.game
+        assert game is not None
+        if (goal == "terrace" and game.terrace_left == 0) or game.status == "won":
+            return "goal"
+        if game.status == "lost":
+            return "stuck"
+        return None
+
+    def answer(self, race_id: str, goal: Goal, text: str) -> Moved:
+        """The ``moved`` answer to the move just played, kept (with ``text``) for resends."""
+        game = self.game
+        assert game is not None
+        answer: Moved = {
+            "type": "moved",
+            "race": race_id,
+            "seq": self.seq,
+            "move": game.moves[-1],
+            "events": game.last_events,
+            "view": game.view(),
+            "legal": sorted(game.legal_moves()),
+            "status": cast(Status, game.status),
+        }
+        finish = self.reached(goal)
+        if finish is not None:
+            answer["finish"] = finish
+        self.answers[self.seq] = (text, answer)
+        if len(self.answers) > KEEP_ANSWERS:
+            self.answers.popitem(last=False)
+        return answer
+
+    def row(self, place: int | None) -> Row:
+        """The seat's standings row: counts only, never a card."""
+        return {
+            "player": self.player,
+            "score": self.score,
+            "terrace_left": self.terrace_left,
+            "moves": self.move_count,
+            "finished": self.finish is not None,
+            "finish": self.finish,
+            "time": self.finish_ms,
+            "place": place,
+            "connected": self.connected,
+        }

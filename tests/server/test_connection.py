@@ -1,0 +1,142 @@
+"""Slow readers: a client that stops reading is cut off, and never holds more than the
+server's write ceiling in memory; clients that read are never cut."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from server.app import RaceServer
+from server.connection import Connection
+from terrace.protocol import MSGPACK, encode
+from tests.poll import eventually
+
+from .conftest import MakeServer
+from .wire import Client
+
+# The kernel's send buffer is kept small (the server's setting) so that a bounded test reaches
+# the server's own buffer soon.
+LOOSE = {
+    "rate": 100_000,
+    "burst": 100_000,
+    "address_rate": 100_000,
+    "address_burst": 100_000,
+    "send_buffer": 4096,
+}
+
+
+async def _reader_that_stops(server: RaceServer) -> ClientConnection:
+    """A lobby subscriber that reads nothing after subscribing: a tiny receive buffer, and
+    websockets' own queue of one frame, so the server's side fills up at once."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+    ws = await connect(server.url, sock=sock, max_queue=1, compression=None, subprotocols=[MSGPACK])  # type: ignore[list-item]
+    await ws.send(encode({"type": "subscribe", "id": 1, "topic": "lobby"}, MSGPACK))
+    return ws
+
+
+def _subscriber(server: RaceServer, ws: Any) -> Connection:
+    """The server's side of the one subscriber whose port is ``ws``'s."""
+    port = ws.local_address[1]
+    return next(c for c in server.audience.subscribers if c.ws.remote_address[1] == port)
+
+
+async def _make_news(player: Client, rounds: int, until: Any = lambda: False) -> int:
+    """Create and leave races (two lobby pushes each) until ``until()`` or ``rounds``; returns rounds done."""
+    for i in range(rounds):
+        if until():
+            return i
+        created = await player.request("create", variant="terrace", seats=8)
+        assert created["type"] == "created", created
+        await player.request("leave", race=created["race"]["id"])
+    return rounds
+
+
+async def test_a_subscriber_that_never_reads_is_cut_off_at_the_write_ceiling(make_server: MakeServer) -> None:
+    ceiling = 64 * 1024
+    server = await make_server(max_write_buffer=ceiling, slow_reader_deadline=60, **LOOSE)
+    slow = await _reader_that_stops(server)
+    await eventually(lambda: server.audience.subscribers, what="the subscription")
+    conn = _subscriber(server, slow)
+    reader = await Client.open(server.url)  # a subscriber that reads everything
+    assert (await reader.request("subscribe", topic="lobby"))["type"] == "subscribed"
+    player = await Client.open(server.url)
+    await player.request("hello", name="maker")
+    most = 0
+
+    def cut() -> bool:
+        nonlocal most
+        most = max(most, conn.buffered())
+        return conn.cut
+
+    rounds = await _make_news(player, 5_000, until=cut)
+    assert conn.cut, f"still connected after {rounds} rounds, {conn.buffered()} bytes waiting"
+    assert most <= ceiling + 2_048  # the ceiling, and at most the one push that passed it
+    await eventually(lambda: conn not in server.connections, what="the slow reader to be gone")
+    assert conn not in server.audience.subscribers
+    assert b"terrace_slow_readers_total 1.0" in server.metrics.text()
+    # the others go on: the reader heard every race, and the player is served
+    assert (await player.request("ping"))["type"] == "pong"
+    await eventually(lambda: len(reader.take_all("race")) > 0, what="news at the reading subscriber")
+    assert not reader.closed.done()
+    for c in (reader, player):
+        await c.close()
+
+
+async def test_a_reader_behind_past_the_deadline_is_cut_off_and_one_that_reads_is_not(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(max_write_buffer=64 * 1024 * 1024, slow_reader_deadline=0.3, **LOOSE)
+    slow = await _reader_that_stops(server)
+    await eventually(lambda: server.audience.subscribers, what="the subscription")
+    conn = _subscriber(server, slow)
+    reader = await Client.open(server.url)
+    assert (await reader.request("subscribe", topic="lobby"))["type"] == "subscribed"
+    player = await Client.open(server.url)
+    await player.request("hello", name="maker")
+    # well past the 32 KiB mark, so the little the kernel may still take cannot bring it back
+    rounds = await _make_news(player, 5_000, until=lambda: conn.buffered() > 64_000)
+    assert conn.buffered() > 64_000, f"only {conn.buffered()} bytes waiting after {rounds} rounds"
+    # no more news: the deadline alone cuts it off
+    await eventually(lambda: conn.cut, what="the slow reader to be cut off")
+    await eventually(lambda: conn not in server.connections, what="the slow reader to be gone")
+    await asyncio.sleep(0.5)  # past the deadline for the reader too, had it been behind
+    assert not reader.closed.done() and not player.closed.done()
+    assert (await reader.request("ping"))["type"] == "pong"
+    for c in (reader, player):
+        await c.close()
+
+
+async def test_each_socket_gets_the_send_buffer_setting_or_the_kernels_own(make_server: MakeServer) -> None:
+    for setting in (16_384, 0):
+        server = await make_server(send_buffer=setting)
+        client = await Client.open(server.url)
+        await eventually(lambda server=server: server.connections, what="the connection")
+        (conn,) = server.connections
+        size = conn.ws.transport.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        with socket.socket() as fresh:  # what the kernel gives a socket left alone
+            default = fresh.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        if setting:
+            assert size == 2 * setting  # Linux doubles it for its own bookkeeping
+        else:
+            assert size != 2 * 16_384 and size >= default
+        await client.close()
+
+
+async def test_one_answer_larger_than_the_ceiling_reaches_a_client_that_keeps_up(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(max_write_buffer=512, max_open_races_per_player=10)
+    player = await Client.open(server.url)
+    await player.request("hello", name="lister")
+    for _ in range(10):
+        assert (await player.request("create", variant="terrace", join=False))["type"] == "created"
+    answer = await player.request("races")
+    assert len(answer["races"]) == 10 and len(player.frames[-1]) > 512
+    assert (await player.request("ping"))["type"] == "pong" and not player.closed.done()
+    await player.close()

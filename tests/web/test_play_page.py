@@ -1,0 +1,218 @@
+"""Playing in a real browser: a guest races house bots to the end by clicks on the board, a
+reload mid-race resumes, a refusal shows the server's reason, and a private race's link seats a friend."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from bots.house import Slot, keep_house
+from server.app import RaceServer
+from tests.poll import eventually
+from tests.server.wire import Client
+
+from .conftest import MakeServer, http_url, shot
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+LIMIT = 25  # seconds: a race against bots that finish at once ends by this at the latest
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def housed(make_server: MakeServer) -> AsyncIterator[RaceServer]:
+    """A server with three greedy house bots waiting in the terrace queue (run in this process)."""
+    server = await make_server(default_time_limit=LIMIT)
+    task = asyncio.create_task(keep_house(server.url, [Slot("greedy", 3, "full")], ["terrace"]))
+    await eventually(lambda: _house_waiting(server) == 3, what="three house bots in the queue")
+    yield server
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+
+
+def _house_waiting(server: RaceServer) -> int:
+    return sum(len(w.house) for w in server.matchmaking.queues.values())
+
+
+async def _hello(page: Any, server: RaceServer, name: str, path: str = "/play") -> None:
+    await page.goto(http_url(server, path))
+    await page.locator("#name").fill(name)
+    await page.locator("#go").click()
+    await page.get_by_text(f"You are {name}").wait_for()
+
+
+def _choose(legal: list[str]) -> str:
+    """Cards home first, then the stock, then anything (the server judges)."""
+    for good in (lambda m: "-F" in m, lambda m: m.startswith("S-")):
+        for m in legal:
+            if good(m):
+                return m
+    return legal[0]
+
+
+async def _click_move(page: Any, move: str) -> None:
+    src, dst = move.split("-")
+    await page.locator(f'[data-place="{src}"]').click()
+    if src != "S":  # the stock turns with one click
+        await page.locator(f'[data-place="{dst}"]').click()
+
+
+async def _legal(page: Any) -> list[str]:
+    return await page.locator("#legal button").evaluate_all("bs => bs.map(b => b.dataset.move)")  # type: ignore[no-any-return]
+
+
+async def _next_seq(page: Any, seq: str) -> None:
+    await page.wait_for_function(
+        "seq => document.querySelector('#result') || (document.querySelector('#seq') || {}).textContent !== seq",
+        arg=seq,
+    )
+
+
+async def _start_against_house(page: Any, server: RaceServer, name: str) -> None:
+    await _hello(page, server, name)
+    await page.locator("#queue").click()
+    await page.locator(".board").wait_for()
+
+
+async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer, page: Any) -> None:
+    await page.goto(http_url(housed))  # from the lobby: one button, a name, and the race is on
+    await page.get_by_role("link", name="terrace", exact=True).click()
+    await page.locator("#name").fill("pat")
+    await page.locator("#go").click()
+    await page.locator(".board").wait_for()
+    rows = page.locator("#standings-box tbody tr")
+    await rows.nth(3).wait_for()
+    assert await page.locator("#standings-box .kind.bot").count() == 3
+    await shot(page, "play-start")
+    clicks = drags = 0
+    page.set_default_timeout(8_000)  # a click that waits longer met the end of the race
+    while not await page.locator("#result").count():
+        if await page.locator("#my-finish").count():  # done: the race ends when the bots or the clock are
+            await page.locator("#result").wait_for(timeout=(LIMIT + 10) * 1000)
+            break
+        try:
+            seq = await page.locator("#seq").text_content()
+            move = _choose(await _legal(page))
+            if clicks == 0:
+                assert move in ("1-F1", "2-F1", "3-F1", "4-F1")
+                await page.locator(f'[data-place="{move[0]}"]').click()  # legal targets light up
+                targets = page.locator(".place.target")
+                assert await targets.evaluate_all("ps => ps.map(p => p.dataset.place)") == ["F1"]
+                await page.locator('[data-place="F1"]').click()
+            elif not move.startswith("S-") and clicks % 4 == 3:  # now and then by dragging the card
+                src, dst = move.split("-")
+                await page.locator(f'[data-place="{src}"]').drag_to(page.locator(f'[data-place="{dst}"]'))
+                drags += 1
+            else:
+                await _click_move(page, move)
+            await _next_seq(page, seq or "")
+        except PlaywrightTimeout:
+            if await page.locator("#result").count() or await page.locator("#my-finish").count():
+                continue  # the clock ended the race under our fingers
+            raise
+        clicks += 1
+        if clicks == 3:
+            await shot(page, "play-racing")
+    await shot(page, "play-finished")
+    results = await page.locator(".finished tbody tr").all_text_contents()
+    assert len(results) == 4 and any("pat" in r for r in results)
+    assert clicks >= 3 and drags >= 1
+    assert await page.locator("#replay").get_attribute("href") == f"/race/{page.url.rsplit('/', 1)[1]}"
+
+
+async def test_a_reload_mid_race_resumes_the_race(housed: RaceServer, page: Any) -> None:
+    await _start_against_house(page, housed, "quinn")
+    for _ in range(3):
+        seq = await page.locator("#seq").text_content()
+        await _click_move(page, _choose(await _legal(page)))
+        await _next_seq(page, seq or "")
+    before = await page.locator(".board").inner_html()
+    assert await page.locator("#seq").text_content() == "move 3"
+    await page.reload()
+    await page.get_by_text("Back in the race.").wait_for()
+    assert await page.locator("#seq").text_content() == "move 3"
+    assert await page.locator(".board").inner_html() == before
+    # and it goes on: the next move is seq 4, by typing it this time
+    move = _choose(await _legal(page))
+    await page.locator("#typed").fill(move)
+    await page.locator("#typed").press("Enter")
+    await page.get_by_text("move 4", exact=True).wait_for()
+    # a refusal shows the server's reason and changes nothing
+    await page.locator("#typed").fill("T-1")
+    await page.locator("#typed").press("Enter")
+    await page.locator("#note .error").wait_for()
+    assert (await page.locator("#note").text_content() or "").startswith("Refused: ")
+    assert await page.locator("#seq").text_content() == "move 4"
+    await shot(page, "play-refused")
+    await page.set_viewport_size({"width": 390, "height": 844})  # a phone
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    await shot(page, "play-phone")
+    # the keyboard alone: every place is a button, and focus stays put across the redraw
+    await page.set_viewport_size({"width": 1100, "height": 900})
+    legal = await _legal(page)
+    await page.locator('[data-place="S"]').focus()
+    await page.keyboard.press("Enter")
+    await page.get_by_text("move 5", exact=True).wait_for()
+    assert "S-W" in legal and await page.evaluate("document.activeElement.dataset.place") == "S"
+    page.once("dialog", lambda d: asyncio.ensure_future(d.accept()))
+    await page.locator("#resign").click()
+    await page.locator("#my-finish, #result").first.wait_for()
+
+
+async def test_a_private_race_link_seats_a_friend_who_comes_with_a_token(
+    server: RaceServer, page: Any, browser: Any
+) -> None:
+    await _hello(page, server, "rae")
+    await page.locator("#create").click()
+    link = await page.locator("#share").input_value()
+    race = link.rsplit("/", 1)[1]
+    assert link == http_url(server, f"/play/{race}")
+    account = await Client.open(server.url)  # the friend has an account: they come with its token
+    token = (await account.request("register", name="sol"))["token"]
+    await account.close()
+    friend_context = await browser.new_context()
+    friend = await friend_context.new_page()
+    try:
+        await friend.goto(http_url(server, f"/play/{race}"))
+        await friend.locator("#token").fill(token)
+        await friend.locator("#go").click()
+        await friend.get_by_text("You are sol").wait_for()
+        await page.locator(".players li").nth(1).wait_for()
+        assert "sol" in await page.locator(".players").inner_text()
+        await shot(page, "play-private")
+        await page.locator("#start").click()
+        await page.locator(".board").wait_for()
+        await friend.locator(".board").wait_for()
+        assert await page.locator("#standings-box tbody tr").count() == 2
+    finally:
+        await friend_context.close()
+
+
+async def test_louis_plays_by_clicks_the_stock_deals_to_its_heap(server: RaceServer, page: Any) -> None:
+    await page.goto(http_url(server, "/play?variant=louis&goal=clear"))
+    await page.locator("#name").fill("lou")
+    await page.locator("#go").click()
+    await page.locator("#seats").fill("1")
+    await page.locator("#create").click()
+    await page.locator("#start").click()
+    await page.locator(".board.louis").wait_for()
+    played: list[str] = []
+    for _ in range(14):
+        legal = await _legal(page)
+        move = next((m for m in legal if m[-2:-1] in "AK" and not m.startswith("S-")), None)
+        move = move or next(m for m in legal if m.startswith("S-"))
+        seq = await page.locator("#seq").text_content()
+        await _click_move(page, move)
+        await _next_seq(page, seq or "")
+        played.append(move)
+    assert await page.locator("#seq").text_content() == "move 14"
+    assert played[0] == "S-a"  # the first card goes to heap a, with one click on the stock
+    heaps = await page.locator(".heaps [data-place] .card").count()
+    assert heaps == sum(m.startswith("S-") for m in played) - sum(not m.startswith("S-") for m in played)
+    await shot(page, "play-louis")
