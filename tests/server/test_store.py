@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from redis import exceptions as rexc
 
 from server.store import (
     Account,
@@ -26,7 +27,7 @@ from server.store import (
     StoreDown,
     open_store,
 )
-from server.store.redis_store import RedisStore
+from server.store.redis_store import RedisStore, _guard
 
 from . import redis_server as rs
 from .redis_cluster import LocalCluster, redis_cluster
@@ -609,3 +610,25 @@ async def test_published_events_reach_every_listener(store: Store) -> None:
     assert got == [{"node": "a", "race": "r1", "msg": {"type": "standings"}}] * 2
     for e in events:
         await e.aclose()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        rexc.ClusterError("TTL exhausted."),  # redirects chased while a failover moves slots
+        rexc.ClusterDownError("CLUSTERDOWN The cluster is down"),
+        rexc.TryAgainError("TRYAGAIN"),
+        rexc.ConnectionError("Error 111 connecting"),
+        rexc.SlotNotCoveredError("Slot 7 not covered"),
+    ],
+)
+def test_redis_errors_of_an_unreachable_or_failing_over_store_read_as_store_down(error: Exception) -> None:
+    with pytest.raises(StoreDown, match="redis: "):
+        with _guard():
+            raise error
+
+
+def test_redis_errors_that_are_bugs_pass_through_the_guard() -> None:
+    with pytest.raises(rexc.ResponseError, match="WRONGTYPE"):
+        with _guard():
+            raise rexc.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
