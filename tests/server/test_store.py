@@ -623,12 +623,10 @@ async def test_published_events_reach_every_listener(store: Store) -> None:
     ],
 )
 def test_redis_errors_of_an_unreachable_or_failing_over_store_read_as_store_down(error: Exception) -> None:
-    with pytest.raises(StoreDown, match="redis: "):
-        with _guard():
-            raise error
+    with pytest.raises(StoreDown, match="redis: "), _guard():
+        raise error
 
 
 def test_redis_errors_that_are_bugs_pass_through_the_guard() -> None:
-    with pytest.raises(rexc.ResponseError, match="WRONGTYPE"):
-        with _guard():
-            raise rexc.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
+    with pytest.raises(rexc.ResponseError, match="WRONGTYPE"), _guard():
+        raise rexc.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
