@@ -159,7 +159,10 @@ def help_text(
 ) -> str:
     """The ``help`` screen: rules in short, notation, up to ``examples`` legal moves of this
     position explained, and the commands."""
-    lines = [*RULES.get(variant, RULES["terrace"]), *NOTATION["family" if _family(variant) else "louis"]]
+    # One line per paragraph: the screen wraps it to the terminal's width (a line broken here
+    # as well would be broken twice on a narrow terminal).
+    rules, notation = RULES.get(variant, RULES["terrace"]), NOTATION["family" if _family(variant) else "louis"]
+    lines = [" ".join(rules), " ".join(notation)]
     shown = _examples(legal, examples)
     if shown:
         lines.append("Now you could type:")

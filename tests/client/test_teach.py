@@ -52,6 +52,13 @@ def test_help_tells_each_variants_own_rules_and_notation() -> None:
     assert "colours alternating" in terrace_text and "no second pass" in terrace_text
 
 
+def test_help_gives_each_paragraph_on_one_line_for_the_screen_to_wrap() -> None:
+    game = _played("terrace", 7, 0)
+    lines = help_text("terrace", game.view(), sorted(game.legal_moves()), []).splitlines()
+    assert lines[0].startswith("Terrace: build") and lines[0].endswith("there is no second pass.")
+    assert lines[1].startswith("Moves are SOURCE-TARGET") and lines[1].endswith("as 10 or T.")
+
+
 def test_cards_in_sentences_are_written_as_the_board_writes_them() -> None:
     assert cards_in_text("5c cannot go on 7d") == "5♣ cannot go on 7♦"
     assert cards_in_text("Th follows 9s; 10h too") == "10♥ follows 9♠; 10♥ too"
