@@ -157,7 +157,9 @@ class Adoption:
         else:
             # in a worker thread: the event loop goes on serving while a long log replays (the
             # race is nobody else's until it is added below)
-            race, searches = await asyncio.to_thread(restore, race_id, saved.meta, saved.entries, timing=timed)
+            race, searches = await asyncio.to_thread(
+                restore, race_id, saved.meta, saved.entries, timing=timed
+            )
             driver = self.registry.add(race)
             driver.logged = True
             driver.apply(await driver._settle(searches))
