@@ -41,9 +41,10 @@ class Adoption:
         # running races claimed at start whose log is not replayed yet, in the order they replay
         self.unreplayed: dict[str, Saved] = {}
 
-    async def restore_all(self, budget: float = float("inf")) -> asyncio.Task[None]:
+    async def restore_all(self, budget: float | None = None) -> asyncio.Task[None]:
         """Take on every race the store says was running: claim each (and know its players), then
-        replay their logs for at most ``budget`` seconds; returns the task replaying the rest.
+        replay their logs for at most ``budget`` seconds (None: all of them); returns the task
+        replaying the rest.
         StoreDown if the store is down before anything is claimed."""
         for race_id in await self.journal.live():
             await self.claim(race_id)
