@@ -57,6 +57,7 @@ class RaceServer:
             config.keep_finished,
             cluster=config.redis_mode == "cluster",
             replica_acks=config.redis_replica_acks,
+            max_sessions=config.memory_sessions,
         )
         self.store_down: str | None = None  # why the store failed its last health check
         self.metrics = Metrics()
