@@ -95,12 +95,14 @@ class Racer:
         name: str | None = None,
         subprotocol: str = MSGPACK,
         reconnect_for: float = RECONNECT_FOR,
+        client: str | None = None,
     ) -> None:
         self.factory = factory
         self.link = Session(
             url,
             token=token,
             name=name,
+            client=client,  # this install's id (8-64 characters), if the bot keeps one
             subprotocol=subprotocol,
             reconnect_for=reconnect_for,
             kind="bot",  # a guest bot is listed as a bot, not a person
@@ -304,14 +306,24 @@ async def play(
     subprotocol: str = MSGPACK,
     reconnect_for: float = RECONNECT_FOR,
     on_result: Callable[[RaceResult], None] | None = None,
+    client: str | None = None,
 ) -> list[RaceResult]:
     """Race ``factory``'s bots ``races`` times (None: for ever) and return the results.
 
     ``token`` names a registered account; without one the bot plays as the guest
     ``name``. ``race`` joins that race (once); otherwise each race comes from the
-    queue for ``variant``, ``goal`` and ``pool``.
+    queue for ``variant``, ``goal`` and ``pool``. ``client`` is this install's id
+    (8 to 64 characters, the same on every run), sent with every hello.
     """
-    racer = Racer(factory, url, token=token, name=name, subprotocol=subprotocol, reconnect_for=reconnect_for)
+    racer = Racer(
+        factory,
+        url,
+        token=token,
+        name=name,
+        subprotocol=subprotocol,
+        reconnect_for=reconnect_for,
+        client=client,
+    )
     results: list[RaceResult] = []
     try:
         await racer.connect()

@@ -24,6 +24,8 @@ from terrace import VARIANTS
 
 Command = Callable[[argparse.Namespace, Console], Awaitable[int]]
 
+LOBBY_LIMIT = 1_000  # races `races` and `watch` read, page by page, unless --limit says otherwise
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -42,6 +44,14 @@ def _parser() -> argparse.ArgumentParser:
 
     def json_flag(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--json", action="store_true", help="print data as JSON")
+
+    def limit_flag(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--limit",
+            type=int,
+            default=LOBBY_LIMIT,
+            help=f"most races to read, page by page (default {LOBBY_LIMIT})",
+        )
 
     variants = list(VARIANTS)
     pl = sub.add_parser(
@@ -67,11 +77,13 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("races", help="list races", description="List the server's races.")
     server(r)
     json_flag(r)
+    limit_flag(r)
 
     w = sub.add_parser("watch", help="live lobby, or one race's standings", description="Watch live.")
     w.add_argument("race", nargs="?", help="race id (default: the whole lobby)")
     server(w)
     w.add_argument("--json", action="store_true", help="print each update as a JSON line")
+    limit_flag(w)
 
     t = sub.add_parser("top", help="leaderboards", description="Show a leaderboard.")
     t.add_argument(
@@ -148,8 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         getattr(args, "seats", 2) < 1
         or (getattr(args, "deal", None) or 1) < 1
         or getattr(args, "page", 1) < 1
+        or getattr(args, "limit", 1) < 1
     ):
-        p.error("--seats, --deal and --page must be at least 1")
+        p.error("--seats, --deal, --page and --limit must be at least 1")
     if not 1 <= getattr(args, "count", 10) <= 100:
         p.error("--count must be 1..100")
     out = Console(highlight=False)

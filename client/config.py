@@ -14,7 +14,9 @@ never dropped or replaced without the caller being told (:func:`save_token` says
 it replaced). Files of the older one-account-per-server shape are read as they are.
 
 The last session per server lives in ``sessions.json``, so ``terrace play`` can come
-back to a race after Ctrl-C or a restart. Both files are created readable by their
+back to a race after Ctrl-C or a restart. ``client.json`` holds this install's random id
+(:func:`client_id`), sent with every hello and register: a race that may be rated seats
+one registered account per install. Both files are created readable by their
 owner only (0600, in a 0700 directory when the command makes it) and replaced
 atomically, so a crash never leaves half a file. ``TERRACE_SERVER`` sets the default
 server.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ import platformdirs
 CONFIG_DIR_ENV = "TERRACE_CONFIG_DIR"
 CREDENTIALS = "credentials.json"
 SESSIONS = "sessions.json"
+CLIENT = "client.json"
 
 
 def config_dir() -> Path:
@@ -154,6 +158,25 @@ def save_session(server_url: str, name: str, session: str) -> Path:
     entries = data if isinstance(data, dict) else {}
     entries[server_url] = {"name": name, "session": session}
     return _write(entries, config_dir() / SESSIONS)
+
+
+def client_id() -> str | None:
+    """This install's id: drawn at random the first time, the same ever after (for every server
+    and account of this user); None when it cannot be kept (an unwritable config directory),
+    and then nothing is sent."""
+    path = config_dir() / CLIENT
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and isinstance(data.get("id"), str) and 8 <= len(data["id"]) <= 64:
+            return str(data["id"])
+    except (OSError, ValueError):
+        pass
+    drawn = secrets.token_urlsafe(18)  # 24 characters
+    try:
+        _write({"id": drawn}, path)
+    except OSError:
+        return None
+    return drawn
 
 
 def _write(entries: dict[str, Any], path: Path | None = None) -> Path:

@@ -4,6 +4,10 @@
 race id it spectates that race. Either way the table updates in place as
 pushes arrive (rich Live), and never shows a card of a running race: the
 server sends standings only.
+
+The server lists races a page at a time (``races_page`` of them, ``next`` where the
+next page starts); ``races`` and ``watch`` read the pages in turn up to ``--limit``
+races (1,000 by default) and say when there were more.
 """
 
 from __future__ import annotations
@@ -21,17 +25,46 @@ from terrace.conversation import Message
 from terrace.messages import RacesAnswer
 
 
+async def pages(conn: Connection, first: Message, limit: int) -> tuple[list[Message], int]:
+    """The races of ``first`` (a ``races`` or lobby ``subscribe`` answer) and of the pages after
+    it, at most ``limit`` of them, each once; and how many the server has in all."""
+    listed: dict[str, Message] = {}
+    answer = first
+    while True:
+        for race in answer.get("races", []):
+            listed.setdefault(race["id"], race)  # a race that moved up a page between two asks
+        after = answer.get("next")
+        if after is None or len(listed) >= limit:
+            break
+        answer = await conn.ask("races", start=after)
+    total = int(answer.get("total", len(listed)))
+    return list(listed.values())[:limit], max(total, len(listed))
+
+
+def more(shown: int, total: int) -> str | None:
+    """What a listing cut at ``--limit`` says about the races it left out."""
+    if total <= shown:
+        return None
+    return f"Showing {shown} of {total} races; --limit {total} shows them all."
+
+
 async def races(args: argparse.Namespace, out: Console) -> int:
-    """``terrace races``: args.server, args.json."""
+    """``terrace races``: args.server, args.json, args.limit."""
     from .render import finished_races, lobby
 
-    # Typed, so a key the server does not send (the old ``recent``) is a type error.
-    answer = cast(RacesAnswer, await fetch(args.server, "races"))
+    conn = await Connection.open(args.server)
+    try:
+        # Typed, so a key the server does not send (the old ``recent``) is a type error.
+        answer = cast(RacesAnswer, await conn.ask("races"))
+        listed, total = await pages(conn, cast(Message, answer), args.limit)
+    finally:
+        await conn.close()
     if args.json:
-        print(json.dumps({"races": answer["races"], "finished": answer["finished"]}))
+        print(json.dumps({"races": listed, "total": total, "finished": answer["finished"]}))
         return 0
-    listed = answer["races"]
     out.print(lobby(listed) if listed else "No races right now.")
+    if (note := more(len(listed), total)) is not None:
+        out.print(note)
     if answer["finished"]:
         out.print(finished_races(answer["finished"]))
     return 0
@@ -43,6 +76,7 @@ class _Watch:
     def __init__(self, race: str | None) -> None:
         self.race = race
         self.races: dict[str, Message] = {}
+        self.total = 0  # races the lobby had when it was first read (more than --limit: a note)
         self.rows: dict[str, list[Message]] = {}
         self.finished: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self.changed = asyncio.Event()
@@ -70,6 +104,8 @@ class _Watch:
             return Group(title, standings(self.rows.get(self.race, [])))
         live = [r for r in self.races.values() if r.get("state") != "finished"]
         parts: list[Any] = [lobby(live) if live else "No races right now."]
+        if (note := more(len(self.races), self.total)) is not None:
+            parts.append(note)
         for race_id, rows in self.rows.items():
             if self.races.get(race_id, {}).get("state") == "running":
                 parts += [f"race {race_id}", standings(rows)]
@@ -77,7 +113,8 @@ class _Watch:
 
 
 async def watch(args: argparse.Namespace, out: Console) -> int:
-    """``terrace watch [RACE]``: args.server, args.race (optional), args.json (one push per line)."""
+    """``terrace watch [RACE]``: args.server, args.race (optional), args.json (one push per line),
+    args.limit (races of the lobby read at first)."""
     w = _Watch(args.race)
     conn = await Connection.open(args.server, on_push=w.push)
     try:
@@ -87,9 +124,16 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
             if answer.get("standings"):
                 w.rows[args.race] = answer["standings"]["rows"]
         else:
-            listing = await conn.ask("races")
-            w.races = {r["id"]: r for r in listing.get("races", [])}
-            await conn.ask("subscribe", topic="lobby")
+            # subscribed first, so no change is missed while the pages are read; a push that came
+            # meanwhile is newer than a page, so it is kept
+            first = await conn.ask("subscribe", topic="lobby")
+            if "races" not in first:  # a server that sends no page with `subscribed`
+                first = await conn.ask("races")
+            listed, w.total = await pages(conn, first, args.limit)
+            for race in listed:
+                w.races.setdefault(race["id"], race)
+            for msg in first.get("standings", []):
+                w.rows.setdefault(msg["race"], msg["rows"])
         if args.json:
             return await _watch_json(w, conn, args)
         with Live(w.renderable(), console=out, auto_refresh=False) as live:

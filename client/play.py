@@ -38,6 +38,7 @@ class RaceTable:
             url,
             token=hello.get("token"),
             name=hello.get("name"),
+            client=config.client_id(),
             on_push=self._push,
             on_news=self._news,
         )

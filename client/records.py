@@ -54,7 +54,10 @@ async def register(args: argparse.Namespace, out: Console) -> int:
     """
     kind = "bot" if _opt(args, "bot", False) else "human"
     try:
-        answer = await fetch(args.server, "register", name=args.name, kind=kind)
+        install = config.client_id()
+        answer = await fetch(
+            args.server, "register", name=args.name, kind=kind, **({"client": install} if install else {})
+        )
     except Refused as exc:
         _say(out, f"{BAD} {exc}", "red")
         return 1

@@ -38,13 +38,16 @@ class Session:
         token: str | None = None,
         name: str | None = None,
         kind: str | None = None,
+        client: str | None = None,
         subprotocol: str = MSGPACK,
         reconnect_for: float = RECONNECT_FOR,
         on_push: Callable[[Message], None] | None = None,
         on_news: Callable[[News], None] | None = None,
         queue_pushes: bool | None = None,
     ) -> None:
-        self.policy = SessionPolicy(url, token=token, name=name, kind=kind, reconnect_for=reconnect_for)
+        self.policy = SessionPolicy(
+            url, token=token, name=name, kind=kind, client=client, reconnect_for=reconnect_for
+        )
         self.subprotocol = subprotocol
         self.on_push = on_push
         self.on_news = on_news or (lambda news: None)

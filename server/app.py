@@ -57,6 +57,7 @@ class RaceServer:
             config.keep_finished,
             cluster=config.redis_mode == "cluster",
             replica_acks=config.redis_replica_acks,
+            max_sessions=config.memory_sessions,
         )
         self.store_down: str | None = None  # why the store failed its last health check
         self.metrics = Metrics()
@@ -135,7 +136,9 @@ class RaceServer:
             listening = loop.create_future()
             self._tasks.append(loop.create_task(self._hear_nodes(listening)))
             await asyncio.wait([listening], timeout=2.0)
-        await self.adoption.restore_all()  # races that were running when the last server stopped
+        # races that were running when the last server stopped: their replay holds the door for
+        # at most restore_budget seconds, the rest replays while connections are served
+        self._tasks.append(await self.adoption.restore_all(self.config.restore_budget))
         if self.cluster is not None:
             self._tasks.append(loop.create_task(self._tend_races()))
         self._tasks.append(loop.create_task(self._watch_store()))

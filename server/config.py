@@ -56,6 +56,8 @@ class Config:
     origins: str = ""  # web origins besides the server's own pages that may open /ws ("*": any)
     rated_seats_per_address: int = 1  # registered players of one address one race may seat (0: any)
     winnable_seconds: float = 8.0  # longest a `create {deals: "winnable"}` waits for a proven deal
+    restore_budget: float = 2.0  # seconds of log replay a starting server waits for before it accepts
+    memory_sessions: int = 5_000  # sessions the in-memory store keeps (the oldest go first)
     # ----- many nodes, one game (shared sessions, queues and races)
     session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
     redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL
@@ -100,6 +102,8 @@ _HELP = {
     "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
     "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
     "winnable_seconds": "longest a winnable-only create searches for a winnable deal before refusing",
+    "restore_budget": "seconds a starting server spends replaying race logs before it accepts connections",
+    "memory_sessions": "sessions the in-memory store keeps; past it the one put longest ago goes",
     # ----- many nodes, one game
     "session_ttl": "seconds a session stays good on every node after its last hello",
     "redis_mode": "'single' for one Redis, 'cluster' for Redis Cluster (--redis-url names any node)",
@@ -197,6 +201,7 @@ _POSITIVE = (
     "races_page",
     "registrations_per_hour",
     "session_ttl",
+    "memory_sessions",
 )
 _NOT_NEGATIVE = (
     "countdown",
@@ -208,4 +213,5 @@ _NOT_NEGATIVE = (
     "send_buffer",
     "rated_seats_per_address",
     "redis_replica_acks",
+    "restore_budget",
 )

@@ -7,11 +7,20 @@ instead: past ``behind`` unsent bytes a deadline starts, and a connection still
 behind when it passes, or one that already holds more than ``ceiling`` unsent bytes
 when something more is to be written, is cut off at once (its transport aborted: a close frame would only queue behind
 the data it does not read).
+
+What a connection has not taken yet is held once for everybody where it can be: a push
+is encoded once per subprotocol, and while a connection's transport is past its write
+high-water mark (``paused``) further pushes wait in the connection's own outbox as
+references to those shared bytes, handed to websockets only as the transport drains.
+So a hundred lobby subscribers that stop reading hold one copy of the lobby's news
+between them, not a hundred copies in their transports' buffers; their limits count
+what each is behind all the same.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +58,15 @@ class Connection:
     spectating: set[str] = field(default_factory=set)
     _timer: asyncio.TimerHandle | None = None
     cut: bool = False  # cut off as a slow reader
+    # pushes waiting for the transport to drain, in order: the very bytes every listener shares
+    _outbox: deque[bytes | str] = field(default_factory=deque)
+    _outbox_bytes: int = 0
+    _flushed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self._flushed.set()
+        if hasattr(self.ws, "on_drained"):  # a GuardedConnection (server.guard) tells us when it drains
+            self.ws.on_drained = self._flush
 
     async def send(self, msg: Mapping[str, Any]) -> None:
         """Send and wait for the socket to take it (answers: backpressure per client), at most
@@ -58,6 +76,8 @@ class Connection:
             return
         try:
             async with asyncio.timeout(self.outbound.deadline if self.outbound.deadline < 1e9 else None):
+                while self._outbox:  # the pushes queued before this answer go first
+                    await self._flushed.wait()
                 await self.ws.send(data)
         except TimeoutError:
             self.cut_off()
@@ -66,12 +86,31 @@ class Connection:
         """Send without waiting (pushes); a closed or cut-off connection is skipped."""
         data = encode(msg, self.subprotocol)
         if self.room_for(len(data)):
+            self.write(data)
+
+    def write(self, data: bytes | str) -> None:
+        """Write now, or (transport past its high-water mark) queue the same bytes in the outbox."""
+        if self._outbox or getattr(self.ws, "paused", False):
+            self._outbox.append(data)
+            self._outbox_bytes += len(data)
+            self._flushed.clear()
+        else:
             broadcast([self.ws], data)
 
+    def _flush(self) -> None:
+        """The transport drained: hand it queued pushes until it is past its high-water mark again."""
+        while self._outbox and not self.ws.paused and not self.cut:
+            data = self._outbox.popleft()
+            self._outbox_bytes -= len(data)
+            broadcast([self.ws], data)
+        if not self._outbox:
+            self._flushed.set()
+
     def buffered(self) -> int:
-        """Bytes written to this connection that the client has not taken yet (beyond the kernel's)."""
+        """Bytes written to this connection that the client has not taken yet (beyond the kernel's):
+        in its transport's buffer and in its outbox."""
         transport = self.ws.transport
-        return transport.get_write_buffer_size() if transport is not None else 0
+        return self._outbox_bytes + (transport.get_write_buffer_size() if transport is not None else 0)
 
     def room_for(self, size: int) -> bool:
         """Whether ``size`` more bytes may be written now; starts or clears the deadline, and
@@ -107,6 +146,9 @@ class Connection:
             self._timer.cancel()
             self._timer = None
         self.outbound.on_cut()
+        self._outbox.clear()
+        self._outbox_bytes = 0
+        self._flushed.set()
         if self.ws.transport is not None:
             self.ws.transport.abort()
 
@@ -116,12 +158,18 @@ def fan_out(connections: Iterable[Connection], msg: Mapping[str, Any]) -> int:
     returns how many it was written to."""
     encoded: dict[str, bytes | str] = {}
     groups: dict[str, list[ServerConnection]] = {}
+    queued = 0
     for c in connections:
         subprotocol = c.subprotocol or MSGPACK
         if subprotocol not in encoded:
             encoded[subprotocol] = encode(msg, subprotocol)
-        if c.room_for(len(encoded[subprotocol])):
+        if not c.room_for(len(encoded[subprotocol])):
+            continue
+        if c._outbox or getattr(c.ws, "paused", False):  # behind its transport: shared bytes, queued
+            c.write(encoded[subprotocol])
+            queued += 1
+        else:
             groups.setdefault(subprotocol, []).append(c.ws)
     for subprotocol, sockets in groups.items():
         broadcast(sockets, encoded[subprotocol])
-    return sum(len(s) for s in groups.values())
+    return queued + sum(len(s) for s in groups.values())

@@ -87,6 +87,13 @@ class GuardedConnection(ServerConnection):
             # the server's own write limits see anything.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.guard.config.send_buffer)
 
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.on_drained()  # the connection's outbox (server.connection) goes on
+
+    def on_drained(self) -> None:
+        """Set by the connection this socket carries."""
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self.admission != "dropped":
             self.guard.release(self.address)

@@ -133,6 +133,8 @@ class Handlers:
 
     async def _attach(self, conn: Connection, player: Player, req: dict[str, Any]) -> None:
         """Bind the player to this connection, answer welcome, then resume any race."""
+        if player.race is not None:  # a race restored at start but not replayed yet: replay it first
+            await self.adoption.replay(player.race)
         old = player.connection
         player.connection = conn
         player.address, player.client = conn.address, req.get("client", "")
@@ -246,6 +248,7 @@ class Handlers:
 
     async def on_spectate(self, conn: Connection, req: dict[str, Any]) -> Message:
         race_id = req["race"]
+        await self.adoption.replay(race_id)  # restored at start but not replayed yet: replay it first
         if self.registry.cluster is not None and race_id not in self.registry.drivers:
             try:
                 await self.adoption.local(race_id)  # adopts it if its owner died
@@ -313,7 +316,11 @@ class Handlers:
         try:
             return {"type": "record", "race": await self.archive.record(race_id)}
         except ProtocolError:
-            if race_id in self.registry.drivers or await self.adoption.owner_elsewhere(race_id):
+            if (
+                race_id in self.registry.drivers
+                or race_id in self.adoption.unreplayed
+                or await self.adoption.owner_elsewhere(race_id)
+            ):
                 raise ProtocolError("not_finished", race=race_id) from None
             raise
 

@@ -74,16 +74,20 @@ class Journal:
         """Ids of the races with a log or meta; raises StoreDown."""
         return await self.store.live_races()
 
-    async def load(self, race_id: str) -> Saved | None:
+    async def load(self, race_id: str, entries: bool = True) -> Saved | None:
         """The saved race (running, else waiting), or None when only a log is left (an append that
-        came after the race was over); raises StoreDown."""
+        came after the race was over); its log is read only with ``entries``; raises StoreDown."""
         meta = await self.store.race_meta(race_id)
         waiting = meta is None
         if meta is None:
             meta = await self.store.race_waiting(race_id)
         if meta is None:
             return None
-        entries = [] if waiting else await self.store.log_read(race_id)
+        moves = await self.entries(race_id) if entries and not waiting else []
         saved = list(meta["players"])
         public = [{k: v for k, v in p.items() if k != "session_hash"} for p in saved]
-        return Saved({**meta, "players": public}, entries, saved, waiting)
+        return Saved({**meta, "players": public}, moves, saved, waiting)
+
+    async def entries(self, race_id: str) -> list[Message]:
+        """A running race's move log, in append order; raises StoreDown."""
+        return await self.store.log_read(race_id)

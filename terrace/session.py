@@ -104,6 +104,7 @@ class SessionPolicy:
     name: str | None = None
     kind: str | None = None  # a guest's kind (``bot`` for programs); an account's is its own
     reconnect_for: float = RECONNECT_FOR
+    client: str | None = None  # this install's id, sent with every hello (one rated seat per install)
     url: str = ""
     session: str | None = None
     player: Message = field(default_factory=dict)
@@ -117,13 +118,15 @@ class SessionPolicy:
     # ----- hello -----------------------------------------------------------------
 
     def hello(self) -> Message:
-        """The fields of our next ``hello``."""
+        """The fields of our next ``hello`` (with ``client`` whichever way we say it: the server
+        keeps the one of the last hello)."""
+        install = {"client": self.client} if self.client else {}
         if self.session:
-            return {"session": self.session}
+            return {"session": self.session, **install}
         if self.token:
-            return {"token": self.token}
+            return {"token": self.token, **install}
         guest = {"kind": self.kind} if self.kind else {}
-        return {**guest, "name": self.name} if self.name else guest
+        return {**guest, "name": self.name, **install} if self.name else {**guest, **install}
 
     def welcomed(self, answer: Message) -> Hello:
         """Take the answer to ``hello``: "ok", or "again" to say hello afresh; raises HelloRefused."""

@@ -37,12 +37,16 @@ __all__ = [
 
 
 def open_store(
-    redis_url: str | None, keep_records: int = 1_000, cluster: bool = False, replica_acks: int = 0
+    redis_url: str | None,
+    keep_records: int = 1_000,
+    cluster: bool = False,
+    replica_acks: int = 0,
+    max_sessions: int = 5_000,
 ) -> Store:
     """The store a server runs on: Redis at ``redis_url`` (a Redis Cluster node when ``cluster``)
-    if given, else in memory."""
+    if given, else in memory (keeping at most ``max_sessions`` sessions)."""
     if redis_url:
         from .redis_store import RedisStore  # imported only when asked: the memory store needs no redis
 
         return RedisStore(redis_url, keep_records=keep_records, cluster=cluster, replica_acks=replica_acks)
-    return MemoryStore(keep_records)
+    return MemoryStore(keep_records, max_sessions=max_sessions)

@@ -42,12 +42,20 @@ class MemoryStore:
     Log entries and meta are copied through msgpack, so they come back as they would from Redis.
     """
 
-    def __init__(self, keep_records: int = 1_000, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        keep_records: int = 1_000,
+        clock: Callable[[], float] = time.monotonic,
+        max_sessions: int = 5_000,
+    ) -> None:
         self._accounts: dict[str, Account] = {}  # id -> account
         self._by_name: dict[str, str] = {}  # name key (server.names: case and look-alikes folded) -> id
         self._by_token: dict[str, str] = {}  # token hash -> id
         self._sessions: dict[str, tuple[bytes, float]] = {}  # hash -> (data, clock() expiry)
         self._sweep_at = 64
+        # past it the session put longest ago goes: each guest hello puts one for a day, so a flood of
+        # hellos would otherwise grow the server's memory for a day
+        self._max_sessions = max_sessions
         self._records: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._keep = keep_records
         self._clock = clock
@@ -95,6 +103,9 @@ class MemoryStore:
         if len(self._sessions) >= self._sweep_at:  # expired ones go now and then: the dict stays small
             self._sessions = {h: kept for h, kept in self._sessions.items() if kept[1] > now}
             self._sweep_at = 2 * len(self._sessions) + 64
+        self._sessions.pop(session_hash, None)  # a session put again is the newest
+        while len(self._sessions) >= self._max_sessions:
+            del self._sessions[next(iter(self._sessions))]
         self._sessions[session_hash] = (pack(data), now + ttl)
 
     async def session_get(self, session_hash: str) -> dict[str, Any] | None:

@@ -190,3 +190,72 @@ async def test_queueing_where_nobody_waits_says_so_at_once_and_again_after_a_whi
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def _open_races(srv: RaceServer, connect: Connect, count: int) -> list[str]:
+    """``count`` unstarted races nobody sits in, three per guest (the per-player cap)."""
+    ids: list[str] = []
+    for n in range((count + 2) // 3):
+        guest = await connect(name=f"maker{n}", srv=srv)
+        for _ in range(min(3, count - len(ids))):
+            created = await guest.request("create", variant="terrace", join=False)
+            ids.append(created["race"]["id"])
+    return ids
+
+
+@pytest.fixture
+async def paged(make_server: Callable[..., Awaitable[RaceServer]]) -> RaceServer:
+    """A server that lists 5 races a page."""
+    return await make_server(races_page=5)
+
+
+async def test_races_reads_every_page_of_a_lobby_longer_than_one(paged: RaceServer, connect: Connect) -> None:
+    ids = await _open_races(paged, connect, 12)
+    code, out, _ = await _run("races", "--server", paged.url, "--json")
+    assert code == 0
+    listing = json.loads(out)
+    assert sorted(r["id"] for r in listing["races"]) == sorted(ids)
+    assert listing["total"] == 12
+    code, out, _ = await _run("races", "--server", paged.url)
+    assert code == 0
+    assert all(any(race in line for line in out.splitlines()) for race in ids)
+    assert "Showing" not in out
+
+
+async def test_races_stops_at_its_limit_and_says_how_many_it_left_out(
+    paged: RaceServer, connect: Connect
+) -> None:
+    ids = await _open_races(paged, connect, 12)
+    code, out, _ = await _run("races", "--server", paged.url, "--json", "--limit", "7")
+    assert code == 0
+    listing = json.loads(out)
+    assert len(listing["races"]) == 7 and set(r["id"] for r in listing["races"]) <= set(ids)
+    assert listing["total"] == 12
+    code, out, _ = await _run("races", "--server", paged.url, "--limit", "7")
+    assert code == 0
+    assert sum(any(race in line for race in ids) for line in out.splitlines()) == 7
+    assert "Showing 7 of 12 races; --limit 12 shows them all." in out
+    code, _, err = await _run("races", "--server", paged.url, "--limit", "0")
+    assert code == 2 and "--limit must be at least 1" in err
+
+
+async def test_watch_reads_every_page_of_the_lobby_before_following_it(
+    paged: RaceServer, connect: Connect
+) -> None:
+    ids = await _open_races(paged, connect, 12)
+    proc = await asyncio.create_subprocess_exec(
+        TERRACE,
+        "watch",
+        "--server",
+        paged.url,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    pages = paged.metrics.messages.labels("races")
+    await eventually(lambda: pages._value.get() >= 2, what="the watcher to read pages 2 and 3")
+    await paged.stop()  # the watcher's connection closes: it prints its last table and exits
+    out, _ = await asyncio.wait_for(proc.communicate(), 10)
+    assert proc.returncode == 1
+    shown = out.decode()
+    assert all(any(race in line for line in shown.splitlines()) for race in ids), shown

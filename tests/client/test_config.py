@@ -125,3 +125,24 @@ def test_an_unreadable_file_reads_as_no_tokens(config_dir: Path, content: str) -
     assert config.load_token("ws://x") is None
     config.save_token(URL, "alice", "tok", "human")  # and saving starts it afresh
     assert config.load_token(URL) is not None
+
+
+def test_the_install_id_is_drawn_once_kept_0600_and_the_same_ever_after(config_dir: Path) -> None:
+    first = config.client_id()
+    assert first is not None and 8 <= len(first) <= 64
+    assert config.client_id() == first
+    path = config_dir / "client.json"
+    assert json.loads(path.read_text()) == {"id": first}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.write_text("not json")  # a damaged file: a new id, kept from then on
+    second = config.client_id()
+    assert second is not None and second != first and config.client_id() == second
+
+
+def test_without_a_writable_config_dir_no_install_id_is_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    monkeypatch.setenv("TERRACE_CONFIG_DIR", str(blocked / "terrace"))  # under a file: never a directory
+    assert config.client_id() is None

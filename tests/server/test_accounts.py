@@ -378,3 +378,26 @@ async def test_an_address_may_register_only_so_many_accounts_an_hour(make_server
     )
     guest = await (await Client.open(server.url)).request("hello", name="third")  # guests are not limited
     assert guest["type"] == "welcome"
+
+
+async def test_the_memory_store_keeps_only_the_newest_sessions_of_a_flood_of_guests(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(memory_sessions=3)
+    sessions: list[tuple[str, str]] = []
+    for n in range(5):  # guests that come and go: each hello puts a session
+        c = await Client.open(server.url)
+        welcome = await c.request("hello", name=f"flood{n}")
+        sessions.append((welcome["session"], welcome["player"]["id"]))
+        await c.close()
+        await eventually(
+            lambda c=c: server.accounts.get(welcome["player"]["id"]) is None, what="the guest forgotten"
+        )
+    assert len(server.store._sessions) == 3  # type: ignore[attr-defined]
+    first = await Client.open(server.url)
+    assert (await first.request("hello", session=sessions[0][0]))["code"] == "bad_session"
+    last = await Client.open(server.url)
+    welcome = await last.request("hello", session=sessions[-1][0])  # the newest comes back as itself
+    assert (welcome["type"], welcome["player"]["id"]) == ("welcome", sessions[-1][1])
+    for c in (first, last):
+        await c.close()

@@ -11,7 +11,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import RaceServer
 from server.connection import Connection
-from terrace.protocol import MSGPACK, encode
+from server.endpoint import WRITE_LIMIT
+from terrace.protocol import MSGPACK, decode, encode
 from tests.poll import eventually
 
 from .conftest import MakeServer
@@ -140,3 +141,65 @@ async def test_one_answer_larger_than_the_ceiling_reaches_a_client_that_keeps_up
     assert len(answer["races"]) == 10 and len(player.frames[-1]) > 512
     assert (await player.request("ping"))["type"] == "pong" and not player.closed.done()
     await player.close()
+
+
+async def test_slow_subscribers_share_one_copy_of_the_news_they_have_not_read(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(max_write_buffer=1024 * 1024, slow_reader_deadline=60, **LOOSE)
+    slows = [await _reader_that_stops(server) for _ in range(3)]
+    await eventually(lambda: len(server.audience.subscribers) == 3, what="the subscriptions")
+    conns = [_subscriber(server, ws) for ws in slows]
+    player = await Client.open(server.url)
+    await player.request("hello", name="maker")
+    await _make_news(player, 5_000, until=lambda: min(c.buffered() for c in conns) > 96_000)
+    assert not any(c.cut for c in conns)
+    for c in conns:  # past its high-water mark a transport takes no more: the rest waits, shared
+        assert c.ws.transport.get_write_buffer_size() <= WRITE_LIMIT + 2_048
+    held = {id(data): len(data) for c in conns for data in c._outbox}
+    each = [sum(len(data) for data in c._outbox) for c in conns]
+    assert min(each) > 48_000 and sum(held.values()) <= max(each)  # one copy between them
+    for ws in slows:
+        ws.transport.abort()
+    await player.close()
+
+
+async def test_a_subscriber_that_reads_again_gets_every_push_it_fell_behind_on_in_order(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(max_write_buffer=1024 * 1024, slow_reader_deadline=60, **LOOSE)
+    slow = await _reader_that_stops(server)
+    await eventually(lambda: server.audience.subscribers, what="the subscription")
+    conn = _subscriber(server, slow)
+    reader = await Client.open(server.url)
+    assert (await reader.request("subscribe", topic="lobby"))["type"] == "subscribed"
+    player = await Client.open(server.url)
+    await player.request("hello", name="maker")
+    await _make_news(player, 5_000, until=lambda: conn._outbox_bytes > 32_000)
+    last = (await player.request("create", variant="terrace", seats=2))["race"]["id"]
+    assert (await player.request("ping"))["type"] == "pong"  # answers go on meanwhile
+
+    def news(messages: list[Any]) -> list[tuple[str, str, int]]:
+        return [
+            (m["race"]["id"], m["race"]["state"], len(m["race"]["players"]))
+            for m in messages
+            if m["type"] == "race"
+        ]
+
+    heard: list[Any] = []
+    while not heard or heard[-1].get("type") != "race" or heard[-1]["race"]["id"] != last:
+        heard.append(decode(await asyncio.wait_for(slow.recv(), 10), MSGPACK))
+    assert heard[0]["type"] == "subscribed"
+    await eventually(
+        lambda: any(
+            m["type"] == "race" and m["race"]["id"] == last
+            for m in [decode(f, MSGPACK) for f in reader.frames]
+        ),
+        what="the reader to hear the last race",
+    )
+    expected = news([decode(f, MSGPACK) for f in reader.frames])
+    assert news(heard[1:]) == expected and len(expected) > 100
+    assert not conn.cut and conn._outbox_bytes == 0
+    await slow.close()
+    for c in (reader, player):
+        await c.close()

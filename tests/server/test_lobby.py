@@ -153,6 +153,17 @@ async def test_create_with_more_seats_than_the_max_is_bad_field_seats(
     assert ok["race"]["seats"] == 8
 
 
+async def test_create_with_a_longer_time_limit_than_the_max_is_bad_field_time_limit(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice = await connect(name="alice")
+    assert server.config.max_time_limit == 7_200
+    ans = await alice.request("create", variant="terrace", time_limit=7_201)
+    assert (ans["type"], ans["code"], ans["field"]) == ("error", "bad_field", "time_limit")
+    ok = await alice.request("create", variant="terrace", time_limit=7_200)
+    assert ok["type"] == "created" and ok["race"]["time_limit"] == 7_200
+
+
 async def test_create_with_an_unknown_variant_is_bad_field_variant(connect: Connect) -> None:
     alice = await connect(name="alice")
     ans = await alice.request("create", variant="spider")

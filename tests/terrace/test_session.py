@@ -25,6 +25,18 @@ def test_a_guest_program_says_its_kind_and_an_account_does_not() -> None:
     assert SessionPolicy(HOME, token="t", kind="bot").hello() == {"token": "t"}
 
 
+def test_every_hello_carries_the_install_id_when_there_is_one() -> None:
+    assert SessionPolicy(HOME, client="install-1").hello() == {"client": "install-1"}
+    assert SessionPolicy(HOME, name="ann", client="install-1").hello() == {
+        "name": "ann",
+        "client": "install-1",
+    }
+    p = SessionPolicy(HOME, token="t", client="install-1")
+    assert p.hello() == {"token": "t", "client": "install-1"}
+    p.welcomed(WELCOME)
+    assert p.hello() == {"session": "s1", "client": "install-1"}  # a session hello keeps it too
+
+
 def test_a_bad_session_is_dropped_and_hello_said_afresh() -> None:
     p = SessionPolicy(HOME, name="ann")
     p.welcomed(WELCOME)
