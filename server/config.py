@@ -56,6 +56,8 @@ class Config:
     origins: str = ""  # web origins besides the server's own pages that may open /ws ("*": any)
     rated_seats_per_address: int = 1  # registered players of one address one race may seat (0: any)
     winnable_seconds: float = 8.0  # longest a `create {deals: "winnable"}` waits for a proven deal
+    analysis_nodes: int = 40_000  # hindsight (`analysis`): positions searched per position asked about
+    analysis_probes: int = 12  # hindsight: positions of one player's game the solver is asked about
     # ----- many nodes, one game (shared sessions, queues and races)
     session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
     redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL
@@ -100,6 +102,8 @@ _HELP = {
     "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
     "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
     "winnable_seconds": "longest a winnable-only create searches for a winnable deal before refusing",
+    "analysis_nodes": "hindsight analysis: solver positions per position of a finished game asked about",
+    "analysis_probes": "hindsight analysis: positions of one player's finished game the solver is asked about",
     # ----- many nodes, one game
     "session_ttl": "seconds a session stays good on every node after its last hello",
     "redis_mode": "'single' for one Redis, 'cluster' for Redis Cluster (--redis-url names any node)",
@@ -179,6 +183,8 @@ _POSITIVE = (
     "burst",
     "search_workers",
     "winnable_seconds",
+    "analysis_nodes",
+    "analysis_probes",
     "max_conns_per_address",
     "max_pending",
     "max_seats",

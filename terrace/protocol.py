@@ -83,6 +83,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "subscribe": {"topic": Field(str, True, choices=TOPICS)},
     "unsubscribe": {"topic": Field(str, True, choices=TOPICS)},
     "record": {"race": _ID},
+    "analysis": {"race": _ID},
     "leaderboard": {
         "board": Field(str, True, choices=BOARDS),
         "variant": Field(str, True, choices=tuple(VARIANTS)),

@@ -1,0 +1,99 @@
+"""Where was it lost: the ``analysis`` of a finished race, made in the worker pool and kept.
+
+``analysis {race}`` on a finished race answers its analysis when it is made
+(``analysis``), or starts making it and answers ``analysing`` with
+``retry_after``: the client asks again (it polls; nothing is pushed). Each
+player's game is analysed by :func:`terrace.solve.hindsight.analyse_game` (the
+solver, stock known) within the server's ``analysis_nodes`` and
+``analysis_probes``, one game at a time in the server's worker processes, so
+the event loop never waits for it and at most one worker is busy with it: the
+others stay free for the lost search of live races and for winnable deals. The
+analysis is saved in the store beside the record (memory or Redis: any node
+then answers it) and never made twice at once for one race.
+
+Only a finished race is analysed: the handler asks the archive for the record
+first, and a live race has none (``not_finished``), so nothing about a live
+race's deal leaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from concurrent.futures import Executor
+from typing import Any
+
+from terrace.solve.hindsight import analyse_game
+
+from .config import Config
+from .store import Store, StoreDown
+
+log = logging.getLogger("terrace.server")
+
+Message = Mapping[str, Any]
+
+RETRY_AFTER = 1  # seconds a client waits before asking again while an analysis is made
+BUSY_RETRY_AFTER = 5  # the same when other races' analyses are being made (one at a time)
+RUNNING_AT_ONCE = 4  # races being analysed (one game at a time) before others wait their turn
+
+
+class Analyses:
+    def __init__(self, store: Store, executor: Executor, config: Config) -> None:
+        self.store = store
+        self.executor = executor
+        self.nodes = config.analysis_nodes
+        self.probes = config.analysis_probes
+        self._running: dict[str, asyncio.Task[None]] = {}  # race id -> its analysis being made
+        self._one_game = asyncio.Semaphore(1)  # one worker at most: the others serve live races
+
+    async def answer(self, record: Message) -> Message:
+        """The race's analysis, or ``analysing`` while it is made (started here if it is not)."""
+        race_id = str(record["id"])
+        kept = await self.store.analysis(race_id)
+        if kept is not None:
+            return {"type": "analysis", "race": race_id, **kept}
+        if race_id not in self._running:
+            if len(self._running) >= RUNNING_AT_ONCE:  # bounded: asking about every race costs nothing more
+                return {"type": "analysing", "race": race_id, "retry_after": BUSY_RETRY_AFTER}
+            task = asyncio.get_running_loop().create_task(self._make(record))
+            self._running[race_id] = task
+            task.add_done_callback(lambda _: self._running.pop(race_id, None))
+        return {"type": "analysing", "race": race_id, "retry_after": RETRY_AFTER}
+
+    async def _make(self, record: Message) -> None:
+        race_id = record["id"]
+        try:
+            players = [
+                {"player": row["player"], **(await self._game(record, row["move_list"]))}
+                for row in record["results"]
+            ]
+            analysis = {
+                "hindsight": True,  # found with the stock known, which no player saw
+                "budget": {"nodes": self.nodes, "probes": self.probes},
+                "players": players,
+            }
+            await self.store.save_analysis(race_id, analysis)
+            log.info("race %s analysed", race_id)
+        except StoreDown as exc:  # the next request makes it again
+            log.warning("analysis of race %s not stored (%s)", race_id, exc)
+        except Exception:
+            log.exception("analysis of race %s failed", race_id)
+
+    async def _game(self, record: Message, moves: list[str]) -> dict[str, Any]:
+        seed = bytes.fromhex(record["seed"])
+        version = record.get("rules_version", 1)
+        loop = asyncio.get_running_loop()
+        async with self._one_game:
+            found = await loop.run_in_executor(
+                self.executor, _analyse, record["variant"], seed, moves, version, self.nodes, self.probes
+            )
+        return found
+
+
+def _analyse(
+    variant: str, seed: bytes, moves: list[str], version: int, nodes: int, probes: int
+) -> dict[str, Any]:
+    """One game's analysis as data (in a worker process)."""
+    h = analyse_game(variant, seed, moves, rules_version=version, nodes=nodes, probes=probes)
+    return h.to_dict()
