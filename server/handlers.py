@@ -208,10 +208,15 @@ class Handlers:
 
     async def on_queue(self, conn: Connection, req: dict[str, Any]) -> Message:
         player = self._player(conn)
-        (variant, goal, pool), position = await self.matchmaking.queue(
-            player, req["variant"], req.get("goal"), req.get("pool", "all"), req.get("house", False)
+        (variant, goal, pool, deals), position = await self.matchmaking.queue(
+            player,
+            req["variant"],
+            req.get("goal"),
+            req.get("pool", "all"),
+            req.get("house", False),
+            req.get("deals", "any"),
         )
-        return {
+        queued = {
             "type": "queued",
             "variant": variant,
             "goal": goal,
@@ -219,6 +224,9 @@ class Handlers:
             "house": req.get("house", False),
             "position": position,
         }
+        if deals == "winnable":  # only those who asked see the new field
+            queued["deals"] = deals
+        return queued
 
     async def on_unqueue(self, conn: Connection, req: dict[str, Any]) -> Message:
         await self.matchmaking.unqueue(self._player(conn))

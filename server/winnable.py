@@ -9,18 +9,30 @@ connection answers its requests in order, so it waits for its ``created``. After
 that time with no proven deal the create is refused with ``no_winnable_deal``
 and nothing is made. The race then commits to the seed as any race does, and its
 record carries the solver's line as ``solution``, which ``terrace.audit`` replays.
+
+Matchmaking (``queue {deals: "winnable"}``) keeps a :class:`Reserve`: one deal drawn
+ahead for each winnable queue, from the moment someone queues in it. A due group takes
+the deal and its race starts like any other; the next deal is drawn at once if anyone
+still waits. A group that is due before its deal is ready waits in the queue for it
+(players may still ``unqueue``); a draw that proves nothing within ``winnable_seconds``
+is followed by another for as long as someone waits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
+from collections.abc import Callable, Hashable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from terrace import new_game
 from terrace.solve import WON, solve
+from terrace.versions import RULES_VERSION
+
+log = logging.getLogger("terrace.server")
 
 NODES_PER_SEED = 40_000  # about a second of search per seed on one core
 
@@ -48,3 +60,63 @@ async def draw_winnable(executor: Executor, variant: str, rules_version: int, se
     """:func:`draw` in ``executor``, awaited without holding the event loop."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(executor, draw, variant, rules_version, seconds)
+
+
+class Reserve:
+    """A winnable deal drawn ahead for each winnable queue (see the module docstring).
+
+    ``wanted(key)``: whether anyone still waits in the queue (a failed draw is tried again only
+    then). ``ready(key)`` is called on the event loop when a deal for ``key`` is drawn.
+    """
+
+    def __init__(
+        self,
+        executor: Executor,
+        seconds: float,
+        wanted: Callable[[Hashable], bool],
+        ready: Callable[[Hashable], None],
+    ) -> None:
+        self.executor = executor
+        self.seconds = seconds
+        self._wanted = wanted
+        self._ready = ready
+        self._deals: dict[Hashable, Drawn] = {}
+        self._drawing: dict[Hashable, asyncio.Task[None]] = {}
+
+    def has(self, key: Hashable) -> bool:
+        return key in self._deals
+
+    def want(self, key: Hashable, variant: str) -> None:
+        """Start drawing a deal for ``key`` unless one is ready or being drawn."""
+        if key in self._deals or key in self._drawing:
+            return
+        task = asyncio.get_running_loop().create_task(self._draw(key, variant))
+        self._drawing[key] = task
+        task.add_done_callback(lambda t: self._drawing.pop(key) if self._drawing.get(key) is t else None)
+
+    def take(self, key: Hashable, variant: str) -> Drawn | None:
+        """The ready deal for ``key`` (None if there is none); the next is drawn if anyone waits."""
+        drawn = self._deals.pop(key, None)
+        if drawn is not None and self._wanted(key):
+            self.want(key, variant)
+        return drawn
+
+    async def _draw(self, key: Hashable, variant: str) -> None:
+        while True:
+            try:
+                drawn = await draw_winnable(self.executor, variant, RULES_VERSION, self.seconds)
+            except Exception:  # a broken pool (the server stopping): nothing to hand out
+                log.exception("drawing a winnable deal for the queue %s failed", key)
+                return
+            if drawn is not None:
+                self._drawing.pop(key, None)  # done: taking this deal may start the next draw
+                self._deals[key] = drawn
+                self._ready(key)
+                return
+            if not self._wanted(key):
+                return
+            log.info("no winnable deal proven for the queue %s within %g s; drawing again", key, self.seconds)
+
+    def stop(self) -> None:
+        for task in list(self._drawing.values()):
+            task.cancel()

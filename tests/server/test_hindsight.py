@@ -72,7 +72,9 @@ async def test_a_race_played_to_the_end_is_analysed_game_by_game(
         {"player": player, **h.to_dict()} for player, h in analyse_record(record, nodes=5_000, probes=8)
     ]
     assert answer["players"] == expected
-    assert [p["player"]["name"] for p in answer["players"]] == [r["player"]["name"] for r in record["results"]]
+    assert [p["player"]["name"] for p in answer["players"]] == [
+        r["player"]["name"] for r in record["results"]
+    ]
     seed = bytes.fromhex(record["seed"])
     for game, row in zip(answer["players"], record["results"], strict=True):
         assert game["moves"] == len(row["move_list"])
