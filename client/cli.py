@@ -108,6 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("race")
     rp.add_argument("--player", help="only this player")
     rp.add_argument("--all", action="store_true", help="print every step instead of stepping")
+    rp.add_argument(
+        "--no-hindsight",
+        action="store_true",
+        help="skip the server's analysis of where each game was lost (the stock known)",
+    )
     server(rp)
     json_flag(rp)
 
