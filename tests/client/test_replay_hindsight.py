@@ -26,7 +26,7 @@ async def test_replay_marks_the_move_that_lost_it_and_prints_the_missed_win(
     server: RaceServer, connect: Connect
 ) -> None:
     race = await race_lost_at_178(server, await connect(name="Ann"))
-    code, text = await run(records.replay, ns(server, race=race, player=None, all=True))
+    code, text = await run(records.replay, ns(server, race=race, player=None, all=True, no_hindsight=False))
     assert code == 0, text
     marked = [line.split() for line in text.splitlines() if "this move lost it" in line]
     assert len(marked) == 1 and marked[0][:2] == ["179", "S-W"], marked  # move index 178, one line only
@@ -43,7 +43,9 @@ async def test_replay_json_carries_each_players_hindsight(
     server: RaceServer, connect: Connect, capsys: pytest.CaptureFixture[str]
 ) -> None:
     race = await race_lost_at_178(server, await connect(name="Ann"))
-    code, _ = await run(records.replay, ns(server, race=race, player=None, all=False, json=True))
+    code, _ = await run(
+        records.replay, ns(server, race=race, player=None, all=False, json=True, no_hindsight=False)
+    )
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     [player] = data["players"]
@@ -61,7 +63,30 @@ async def test_replay_goes_on_alone_when_the_analysis_takes_too_long(
     server: RaceServer, connect: Connect
 ) -> None:
     race = await race_lost_at_178(server, await connect(name="Ann"))
-    code, text = await run(records.replay, ns(server, race=race, player=None, all=True, analysis_wait=0.0))
+    code, text = await run(
+        records.replay, ns(server, race=race, player=None, all=True, analysis_wait=0.0, no_hindsight=False)
+    )
     assert code == 0
     assert f"No hindsight: the server is still analysing race {race}; run replay again later" in text
     assert "   193  " in text  # the replay itself is all there
+
+
+async def test_stepping_on_a_terminal_shows_the_marker_on_the_move_that_lost_it(
+    server: RaceServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    race = await race_lost_at_178(server, await connect(name="Ann"))
+    presses = iter([""] * 179 + ["q"])  # to move 179, then quit
+
+    async def key(prompt: str) -> str:
+        return next(presses)
+
+    monkeypatch.setattr(records, "_key", key)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    code, text = await run(records.replay, ns(server, race=race, player=None, all=False, no_hindsight=False))
+    assert code == 0
+    shown = [line for line in text.splitlines() if line.startswith("move ")]
+    assert shown[-1].startswith("move 179 of 193: S-W") and shown[-1].endswith(
+        "<- this move lost it (hindsight)"
+    )
+    assert not any("lost it" in line for line in shown[:-1])
