@@ -1,5 +1,5 @@
-"""A race on a known deal, played over the wire: numbered terrace deal 2, with the moves of
-``tests/terrace/solve/games.py`` (winnable until move index 178, which lost it).
+"""A race on a known deal, played over the wire: a fixed 32-byte seed, with the moves of
+``tests/terrace/solve/games.py`` (winnable until move index 189, which lost it).
 
 The server deals random seeds; the test hands its registry this deal the way a winnable-only
 race gets its drawn deal (:class:`server.winnable.Drawn`), then everything else is the real
@@ -13,15 +13,13 @@ from server.winnable import Drawn
 from terrace import RULES_VERSION, new_game
 from terrace.race import RaceRules
 from terrace.solve import solve
-from tests.terrace.solve.games import LOST_AT_178, LOST_AT_178_DEAL
+from tests.terrace.solve.games import LOST_AT_189, SEED
 
 from .wire import Client
 
-SEED = f"terrace-deal:{LOST_AT_178_DEAL}".encode()  # numbered deal 2's seed
 
-
-async def race_lost_at_178(server: RaceServer, player: Client) -> str:
-    """A one-seat race on deal 2 that ``player`` (welcomed) plays to its end (stuck after 193 moves)."""
+async def race_lost_at_189(server: RaceServer, player: Client) -> str:
+    """A one-seat race on ``SEED`` that ``player`` (welcomed) plays to its end (stuck after 209 moves)."""
     line = list(solve(new_game("terrace", SEED, rules_version=RULES_VERSION)).moves)
     rules = RaceRules("terrace", "terrace", 1, 900, "all", "full")
     driver = server.registry.new(rules, None, Drawn(SEED, line))
@@ -29,7 +27,7 @@ async def race_lost_at_178(server: RaceServer, player: Client) -> str:
     race = driver.id
     assert (await player.request("join", race=race))["type"] == "joined"
     await player.wait(lambda m: m.get("type") == "started" and m["race"] == race)
-    for seq, move in enumerate(LOST_AT_178, 1):
+    for seq, move in enumerate(LOST_AT_189, 1):
         answer = await player.request("move", race=race, seq=seq, move=move)
         assert answer["type"] == "moved", answer
     assert answer.get("finish") == "stuck", answer

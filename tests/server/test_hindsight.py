@@ -18,7 +18,7 @@ from terrace.solve.hindsight import analyse_record
 
 from ..poll import eventually
 from .conftest import Connect, MakeServer
-from .known_deal import race_lost_at_178
+from .known_deal import race_lost_at_189
 from .players import Policy, play_out
 from .wire import Client
 
@@ -145,10 +145,10 @@ async def test_the_move_that_lost_a_race_on_a_known_deal_is_named(
     server: RaceServer, connect: Connect
 ) -> None:
     a = await connect(MSGPACK, name="Ann")
-    race = await race_lost_at_178(server, a)
+    race = await race_lost_at_189(server, a)
     answer = await analysed(a, race)
     [game] = answer["players"]
     assert game["player"]["name"] == "Ann"
     assert (game["verdict"], game["deal"]) == ("lost_by_move", "won")
-    assert (game["last_winnable"], game["losing_move"], game["first_lost"]) == (178, 178, 179)
-    assert game["moves"] == 193
+    assert (game["last_winnable"], game["losing_move"], game["first_lost"]) == (189, 189, 190)
+    assert game["moves"] == 209

@@ -1,26 +1,31 @@
-"""Recorded games for the hindsight tests: real deals, real moves (they replay under the current rules).
+"""Recorded games for the hindsight tests: a real deal, real moves (they replay under the current rules).
 
-``LOST_AT_178``: numbered terrace deal 2, played along a winning line for 178 moves, then
-``S-W`` (move index 178), after which the solver proves no line wins; the player
-plays on until no move is left (status "lost", 193 moves).
+``LOST_AT_189``: terrace on the 32-byte seed ``SEED`` (SHA-256 of ``hindsight-test:3``), played
+along a winning line for 189 moves, then ``1-F2`` (move index 189), after which the solver proves
+no line wins; the player plays on until no move is left (status "lost", 209 moves).
 """
 
-LOST_AT_178_DEAL = 2
-LOST_AT_178 = [
-    "3-F1", "5-F2", "S-W", "W-5", "S-W", "4-3", "W-4", "S-W", "5-6", "W-5", "S-W", "5-9", "W-5",
-    "S-W", "8-2", "W-8", "S-W", "S-W", "S-W", "W-4", "1-4", "W-1", "S-W", "S-W", "S-W", "W-4",
-    "7-4", "W-7", "S-W", "W-8", "5-8", "W-5", "S-W", "S-W", "W-2", "S-W", "S-W", "S-W", "W-8",
-    "7-8", "W-7", "S-W", "S-W", "S-W", "W-7", "S-W", "S-W", "S-W", "W-F3", "1-F3", "W-1", "S-W",
-    "S-W", "W-8", "S-W", "W-1", "S-W", "S-W", "S-W", "S-W", "S-W", "W-4", "S-W", "W-F1", "5-F1",
-    "W-5", "S-W", "S-W", "W-4", "S-W", "S-W", "W-3", "S-W", "S-W", "S-W", "S-W", "S-W", "W-F3",
-    "S-W", "S-W", "W-F4", "6-F4", "6-F4", "W-6", "S-W", "S-W", "W-1", "5-1", "W-5", "S-W",
-    "W-F1", "S-W", "W-F3", "2-F3", "T-F3", "S-W", "W-F5", "S-W", "W-F6", "S-W", "S-W", "W-F1",
-    "3-F1", "3-F1", "3-1", "W-3", "1-F1", "1-F1", "1-F1", "T-F1", "9-F1", "5-F1", "W-5", "W-3",
-    "S-W", "S-W", "W-1", "S-W", "W-7", "S-W", "W-1", "S-W", "W-F7", "S-W", "S-W", "W-F4",
-    "4-F4", "2-F4", "2-F3", "W-2", "W-F3", "S-W", "S-W", "S-W", "W-4", "S-W", "W-7", "S-W",
-    "W-F3", "7-F3", "7-F3", "7-F3", "5-F3", "W-5", "S-W", "W-5", "2-5", "W-2", "S-W", "W-F4",
-    "S-W", "W-4", "S-W", "W-9", "S-W", "W-9", "S-W", "W-1", "S-W", "W-F2", "3-F2", "3-5", "W-3",
-    "W-3", "W-F4", "5-F2", "5-F2", "5-F2", "T-F2", "5-1", "W-5", "W-2", "S-W", "W-F4", "W-F4",
-    "W-6", "W-7", "S-W", "S-W", "S-W", "S-W", "W-F8", "S-W", "W-F7", "S-W", "S-W", "W-F8",
-    "S-W", "S-W", "S-W", "W-F2", "S-W", "S-W",
+import hashlib
+
+SEED = hashlib.sha256(b"hindsight-test:3").digest()
+assert SEED.hex() == "b1b4fbbc341c572a9acc069221825fe5151592eec26e0f4d6d059b4f53a06cc7"
+LOST_AT_189 = [
+    "2-F1", "7-F1", "S-W", "W-F1", "S-W", "W-7", "S-W", "6-5", "W-6", "S-W", "S-W", "S-W",
+    "W-2", "S-W", "S-W", "S-W", "W-F2", "1-F2", "W-1", "S-W", "W-4", "S-W", "S-W", "W-F1",
+    "4-F1", "4-F1", "W-4", "S-W", "W-F2", "S-W", "S-W", "S-W", "W-F3", "S-W", "S-W", "W-8",
+    "S-W", "S-W", "W-F1", "8-F1", "8-F1", "W-8", "W-F1", "S-W", "S-W", "S-W", "S-W", "S-W",
+    "W-F4", "7-F4", "W-7", "S-W", "S-W", "S-W", "S-W", "S-W", "S-W", "S-W", "W-F2", "T-F2",
+    "S-W", "W-7", "S-W", "S-W", "W-7", "S-W", "W-F1", "S-W", "W-F3", "1-F3", "W-1", "S-W",
+    "S-W", "S-W", "W-F3", "8-F3", "W-8", "S-W", "S-W", "W-2", "S-W", "S-W", "S-W", "S-W",
+    "W-F2", "1-F2", "W-1", "S-W", "S-W", "S-W", "W-F5", "S-W", "W-7", "S-W", "W-F6", "S-W",
+    "W-F7", "S-W", "W-7", "S-W", "W-3", "S-W", "S-W", "W-F4", "3-F4", "T-F4", "S-W", "S-W",
+    "W-F2", "W-F2", "S-W", "W-F2", "S-W", "W-3", "S-W", "S-W", "W-F1", "W-F1", "S-W", "W-F8",
+    "S-W", "S-W", "W-F3", "S-W", "S-W", "W-8", "S-W", "S-W", "W-1", "S-W", "S-W", "W-F3",
+    "8-F3", "W-F3", "S-W", "W-3", "S-W", "S-W", "W-F7", "T-F7", "S-W", "S-W", "W-F4", "5-F4",
+    "5-2", "W-5", "9-2", "W-9", "W-F7", "9-5", "W-9", "S-W", "W-F5", "4-F5", "W-4", "S-W",
+    "S-W", "W-F7", "S-W", "W-9", "4-9", "W-4", "S-W", "W-F7", "2-F7", "2-F4", "W-F4", "W-F3",
+    "W-F5", "W-F3", "5-F5", "5-F5", "W-5", "W-F5", "W-9", "W-F5", "8-9", "W-8", "W-F8", "3-F8",
+    "3-F8", "3-F8", "W-3", "W-F5", "W-F5", "S-W", "W-F4", "S-W", "W-F2", "1-F2", "1-F2", "W-1",
+    "W-9", "1-9", "W-1", "1-9", "8-9", "W-1", "W-F3", "4-F3", "1-5", "W-1", "W-F5", "W-F7",
+    "2-F7", "2-F7", "2-F4", "5-F4", "1-F4",
 ]  # fmt: skip

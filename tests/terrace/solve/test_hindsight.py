@@ -10,81 +10,80 @@ from terrace.errors import ReplayError
 from terrace.solve import LOST, WON, check_line, solve
 from terrace.solve.hindsight import analyse_game, analyse_record
 
-from .games import LOST_AT_178, LOST_AT_178_DEAL
+from .games import LOST_AT_189, SEED
 
 
 def test_names_the_move_that_lost_a_winnable_game() -> None:
-    h = analyse_game("terrace", LOST_AT_178_DEAL, LOST_AT_178)
+    h = analyse_game("terrace", SEED, LOST_AT_189)
     assert (h.deal, h.verdict, h.won) == (WON, "lost_by_move", False)
-    assert (h.last_winnable, h.losing_move, h.first_lost) == (178, 178, 179)
-    assert LOST_AT_178[h.losing_move] == "S-W"
-    before = terrace.replay("terrace", LOST_AT_178_DEAL, LOST_AT_178[:178])
+    assert (h.last_winnable, h.losing_move, h.first_lost) == (189, 189, 190)
+    assert LOST_AT_189[h.losing_move] == "1-F2"
+    before = terrace.replay("terrace", SEED, LOST_AT_189[:189])
     assert check_line(before, h.continuation)  # the win the player missed, from just before the move
-    after = terrace.replay("terrace", LOST_AT_178_DEAL, LOST_AT_178[:179])
+    after = terrace.replay("terrace", SEED, LOST_AT_189[:190])
     assert solve(after).verdict == LOST  # the claim holds when asked again
-    assert "move 179" in h.describe()
-    assert "lost_by_move" in repr(h) and "losing_move=178" in repr(h)
+    assert "move 190" in h.describe()
+    assert "lost_by_move" in repr(h) and "losing_move=189" in repr(h)
 
 
 def test_a_won_game_has_no_losing_move() -> None:
-    line = solve(terrace.new_game("terrace", LOST_AT_178_DEAL)).moves
-    h = analyse_game("terrace", LOST_AT_178_DEAL, line)
+    line = solve(terrace.new_game("terrace", SEED)).moves
+    h = analyse_game("terrace", SEED, line)
     assert (h.won, h.verdict, h.deal) == (True, "won", WON)
     assert (h.losing_move, h.first_lost, h.last_winnable, h.continuation) == (None, None, len(line), ())
     assert h.probes == 0  # a won game needs no search
 
 
 def test_a_spent_budget_says_unknown_and_claims_nothing_unproven() -> None:
-    h = analyse_game("terrace", LOST_AT_178_DEAL, LOST_AT_178, nodes=50)
+    h = analyse_game("terrace", SEED, LOST_AT_189, nodes=50)
     assert h.verdict == "unknown" and h.losing_move is None
-    # whatever it did prove agrees with the generous answer: winnable up to 178, lost from 179
-    assert h.last_winnable is None or h.last_winnable <= 178
-    assert h.first_lost is None or h.first_lost >= 179
+    # whatever it did prove agrees with the generous answer: winnable up to 189, lost from 190
+    assert h.last_winnable is None or h.last_winnable <= 189
+    assert h.first_lost is None or h.first_lost >= 190
     assert h.probes <= 12
     assert h.to_dict()["verdict"] == "unknown"
 
 
 def test_few_probes_leave_the_move_undecided_between_what_was_proven() -> None:
-    h = analyse_game("terrace", LOST_AT_178_DEAL, LOST_AT_178, probes=1)  # only the end is asked about
-    assert h.probes == 1 and h.first_lost == len(LOST_AT_178) and h.last_winnable is None
+    h = analyse_game("terrace", SEED, LOST_AT_189, probes=1)  # only the end is asked about
+    assert h.probes == 1 and h.first_lost == len(LOST_AT_189) and h.last_winnable is None
     assert h.losing_move is None and h.deal == "unknown"
 
 
 def test_a_game_stopped_while_still_winnable_was_not_lost_by_a_move() -> None:
-    moves = LOST_AT_178[:100]  # resigned, or out of time, here
-    h = analyse_game("terrace", LOST_AT_178_DEAL, moves)
+    moves = LOST_AT_189[:100]  # resigned, or out of time, here
+    h = analyse_game("terrace", SEED, moves)
     assert (h.verdict, h.last_winnable, h.losing_move, h.first_lost) == ("stopped_winnable", 100, None, None)
-    assert check_line(terrace.replay("terrace", LOST_AT_178_DEAL, moves), h.continuation)
+    assert check_line(terrace.replay("terrace", SEED, moves), h.continuation)
 
 
 def test_the_same_game_and_budget_give_the_same_answer() -> None:
-    a = analyse_game("terrace", LOST_AT_178_DEAL, LOST_AT_178, nodes=5_000)
-    b = analyse_game("terrace", LOST_AT_178_DEAL, LOST_AT_178, nodes=5_000)
+    a = analyse_game("terrace", SEED, LOST_AT_189, nodes=5_000)
+    b = analyse_game("terrace", SEED, LOST_AT_189, nodes=5_000)
     assert a == b
 
 
 def test_a_move_list_that_does_not_replay_is_refused() -> None:
     with pytest.raises(ReplayError) as caught:
-        analyse_game("terrace", LOST_AT_178_DEAL, ["3-F1", "9-F9"])
+        analyse_game("terrace", SEED, ["3-F1", "9-F9"])
     assert caught.value.index == 1
 
 
 def test_a_record_is_analysed_player_by_player() -> None:
-    seed = b"terrace-deal:2"  # numbered deal 2's seed: the same game as above
     record = {
         "variant": "terrace",
-        "seed": seed.hex(),
+        "seed": SEED.hex(),
         "rules_version": terrace.RULES_VERSION,
         "results": [
-            {"player": {"id": "p1", "name": "Ann"}, "move_list": LOST_AT_178},
-            {"player": {"id": "p2", "name": "Ben"}, "move_list": LOST_AT_178[:100]},
+            {"player": {"id": "p1", "name": "Ann"}, "move_list": LOST_AT_189},
+            {"player": {"id": "p2", "name": "Ben"}, "move_list": LOST_AT_189[:100]},
         ],
     }
     (ann, ha), (ben, hb) = analyse_record(record)
-    assert (ann["name"], ha.losing_move) == ("Ann", 178)
+    assert (ann["name"], ha.losing_move) == ("Ann", 189)
     assert (ben["name"], hb.verdict) == ("Ben", "stopped_winnable")
 
 
 def test_budgets_below_one_are_refused() -> None:
     with pytest.raises(ValueError):
-        analyse_game("terrace", 2, [], nodes=0)
+        analyse_game("terrace", SEED, [], nodes=0)
