@@ -11,11 +11,12 @@ and nothing is made. The race then commits to the seed as any race does, and its
 record carries the solver's line as ``solution``, which ``terrace.audit`` replays.
 
 Matchmaking (``queue {deals: "winnable"}``) keeps a :class:`Reserve`: one deal drawn
-ahead for each winnable queue, from the moment someone queues in it. A due group takes
-the deal and its race starts like any other; the next deal is drawn at once if anyone
-still waits. A group that is due before its deal is ready waits in the queue for it
-(players may still ``unqueue``); a draw that proves nothing within ``winnable_seconds``
-is followed by another for as long as someone waits.
+ahead for each winnable queue, from the moment someone first queues in it. A due group
+takes the deal and its race starts like any other; the next deal for that queue is drawn
+at once, so the next group finds it ready (one deal kept per queue: a few dozen at most).
+A group that is due before its deal is ready waits in the queue for it (players may
+still ``unqueue``); a draw that proves nothing within ``winnable_seconds`` is followed
+by another for as long as someone waits.
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ async def draw_winnable(executor: Executor, variant: str, rules_version: int, se
 class Reserve:
     """A winnable deal drawn ahead for each winnable queue (see the module docstring).
 
-    ``wanted(key)``: whether anyone still waits in the queue (a failed draw is tried again only
-    then). ``ready(key)`` is called on the event loop when a deal for ``key`` is drawn.
+    ``wanted(key)``: whether anyone still waits in the queue (a draw that proved nothing is
+    tried again only then). ``ready(key)`` is called on the event loop when a deal for ``key``
+    is drawn.
     """
 
     def __init__(
@@ -95,9 +97,9 @@ class Reserve:
         task.add_done_callback(lambda t: self._drawing.pop(key) if self._drawing.get(key) is t else None)
 
     def take(self, key: Hashable, variant: str) -> Drawn | None:
-        """The ready deal for ``key`` (None if there is none); the next is drawn if anyone waits."""
+        """The ready deal for ``key`` (None if there is none); the next one is drawn at once."""
         drawn = self._deals.pop(key, None)
-        if drawn is not None and self._wanted(key):
+        if drawn is not None:
             self.want(key, variant)
         return drawn
 
@@ -116,7 +118,3 @@ class Reserve:
             if not self._wanted(key):
                 return
             log.info("no winnable deal proven for the queue %s within %g s; drawing again", key, self.seconds)
-
-    def stop(self) -> None:
-        for task in list(self._drawing.values()):
-            task.cancel()

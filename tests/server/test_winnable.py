@@ -161,7 +161,7 @@ async def test_a_bad_deals_word_in_the_queue_is_refused(connect: Connect) -> Non
 async def test_a_winnable_queue_player_may_leave_while_the_deal_is_drawn(
     make_server: MakeServer, connect: Connect
 ) -> None:
-    srv: RaceServer = await make_server(queue_seats=2)
+    srv: RaceServer = await make_server(queue_seats=2, winnable_seconds=1.0)  # short draws: a quick stop
     a = await connect(MSGPACK, name="Ann", srv=srv)
     assert (await a.request("queue", variant="signora", deals="winnable"))["type"] == "queued"
     assert (await a.request("unqueue"))["type"] == "unqueued"
