@@ -11,6 +11,9 @@ others stay free for the lost search of live races and for winnable deals. The
 analysis is saved in the store beside the record (memory or Redis: any node
 then answers it) and never made twice at once for one race.
 
+A record whose analysis fails (a move list that does not replay: a record changed in the
+store by hand) is answered ``internal`` from then on, and logged once; nothing is kept.
+
 Only a finished race is analysed: the handler asks the archive for the record
 first, and a live race has none (``not_finished``), so nothing about a live
 race's deal leaks.
@@ -24,6 +27,7 @@ from collections.abc import Mapping
 from concurrent.futures import Executor
 from typing import Any
 
+from terrace.errors import ProtocolError
 from terrace.solve.hindsight import analyse_game
 
 from .config import Config
@@ -46,6 +50,7 @@ class Analyses:
         self.probes = config.analysis_probes
         self._running: dict[str, asyncio.Task[None]] = {}  # race id -> its analysis being made
         self._one_game = asyncio.Semaphore(1)  # one worker at most: the others serve live races
+        self._failed: set[str] = set()  # races whose analysis failed: never tried again
 
     async def answer(self, record: Message) -> Message:
         """The race's analysis, or ``analysing`` while it is made (started here if it is not)."""
@@ -53,6 +58,8 @@ class Analyses:
         kept = await self.store.analysis(race_id)
         if kept is not None:
             return {"type": "analysis", "race": race_id, **kept}
+        if race_id in self._failed:
+            raise ProtocolError("internal")
         if race_id not in self._running:
             if len(self._running) >= RUNNING_AT_ONCE:  # bounded: asking about every race costs nothing more
                 return {"type": "analysing", "race": race_id, "retry_after": BUSY_RETRY_AFTER}
@@ -79,21 +86,28 @@ class Analyses:
             log.warning("analysis of race %s not stored (%s)", race_id, exc)
         except Exception:
             log.exception("analysis of race %s failed", race_id)
+            self._failed.add(race_id)
 
     async def _game(self, record: Message, moves: list[str]) -> dict[str, Any]:
         seed = bytes.fromhex(record["seed"])
         version = record.get("rules_version", 1)
         loop = asyncio.get_running_loop()
         async with self._one_game:
-            found = await loop.run_in_executor(
+            found, why = await loop.run_in_executor(
                 self.executor, _analyse, record["variant"], seed, moves, version, self.nodes, self.probes
             )
+        if found is None:
+            raise RuntimeError(why)
         return found
 
 
 def _analyse(
     variant: str, seed: bytes, moves: list[str], version: int, nodes: int, probes: int
-) -> dict[str, Any]:
-    """One game's analysis as data (in a worker process)."""
-    h = analyse_game(variant, seed, moves, rules_version=version, nodes=nodes, probes=probes)
-    return h.to_dict()
+) -> tuple[dict[str, Any] | None, str]:
+    """One game's analysis as data, or None and why (in a worker process). Nothing is raised
+    across the process boundary: an exception that does not pickle back would break the pool."""
+    try:
+        h = analyse_game(variant, seed, moves, rules_version=version, nodes=nodes, probes=probes)
+    except Exception as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    return h.to_dict(), ""

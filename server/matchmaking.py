@@ -22,7 +22,7 @@ import asyncio
 import logging
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import Protocol
 
 from terrace.errors import ProtocolError
 from terrace.race import RaceRules, admits
@@ -152,7 +152,7 @@ class Matchmaking:
 
     def _deal_drawn(self, key: Hashable) -> None:
         if key in self.queues:
-            self._check(cast(QueueKey, key))
+            self._check(key)
 
     def _check(self, key: QueueKey) -> None:
         """Match a full group now, or set the timer for the wait once two are waiting."""

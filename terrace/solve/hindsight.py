@@ -180,9 +180,9 @@ def analyse_game(
         if asked < probes and k not in lines and k not in lost:
             ask(k)
     while asked < probes:
-        lo = max(lines, default=-1)
-        hi = min(lost, default=n + 1)
-        open_ = [k for k in range(lo + 1, hi) if k not in unknown]
+        low = max(lines, default=-1)
+        high = min(lost, default=n + 1)
+        open_ = [k for k in range(low + 1, high) if k not in unknown]
         if not open_:
             break
         ask(open_[len(open_) // 2])

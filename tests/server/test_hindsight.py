@@ -49,6 +49,7 @@ async def analysed(c: Client, race: str) -> dict[str, Any]:
         return answer
 
     answer = await eventually(ask, timeout=60, every=0.2, what="the analysis")
+    assert answer["type"] == "analysis", answer
     for p in pending:
         assert p == {"type": "analysing", "race": race, "retry_after": p["retry_after"], "re": p["re"]}
         assert p["retry_after"] >= 1
@@ -152,3 +153,23 @@ async def test_the_move_that_lost_a_race_on_a_known_deal_is_named(
     assert (game["verdict"], game["deal"]) == ("lost_by_move", "won")
     assert (game["last_winnable"], game["losing_move"], game["first_lost"]) == (189, 189, 190)
     assert game["moves"] == 209
+
+
+async def test_a_record_whose_moves_do_not_replay_is_answered_internal_and_the_server_goes_on(
+    server: RaceServer, connect: Connect
+) -> None:
+    a = await connect(MSGPACK, name="Ann")
+    race = await race_lost_at_189(server, a)
+    record = dict(await server.archive.record(race))
+    record["id"] = "changed1"
+    record["results"] = [{**record["results"][0], "move_list": ["1-F1", "9-F9"]}]  # not a legal move
+    await server.store.save_record(record)
+
+    async def refused() -> dict[str, Any] | None:
+        answer = await a.request("analysis", race="changed1")
+        return answer if answer["type"] == "error" else None
+
+    error = await eventually(refused, timeout=30, every=0.2, what="the failed analysis")
+    assert error["code"] == "internal", error
+    assert await server.store.analysis("changed1") is None
+    assert (await analysed(a, race))["players"][0]["losing_move"] == 189  # the rest is unharmed
