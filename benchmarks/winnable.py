@@ -138,8 +138,11 @@ async def measure_queue(
                     race = started["race"]
                     await request(wb, cb, "resign", race=race)
                     await request(wa, ca, "resign", race=race)
-                    while (await asyncio.wait_for(_next(wa), 30))["type"] != "finished":
-                        pass
+                    # the end may have been read while waiting for the answers, or come after
+                    ended = any(m["type"] == "finished" and m["race"] == race for m in PUSHES)
+                    while not ended:
+                        msg = await asyncio.wait_for(_next(wa), 30)
+                        ended = msg["type"] == "finished" and msg["race"] == race
                 first = waits[0]  # the queue's first race: its deal was being drawn as A queued
                 waits.sort()
                 out[f"{variant} {deals}"] = {
