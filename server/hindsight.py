@@ -51,6 +51,7 @@ class Analyses:
         self._running: dict[str, asyncio.Task[None]] = {}  # race id -> its analysis being made
         self._one_game = asyncio.Semaphore(1)  # one worker at most: the others serve live races
         self._failed: set[str] = set()  # races whose analysis failed: never tried again
+        self.games = 0  # games analysed in the workers since the start
 
     async def answer(self, record: Message) -> Message:
         """The race's analysis, or ``analysing`` while it is made (started here if it is not)."""
@@ -71,10 +72,13 @@ class Analyses:
     async def _make(self, record: Message) -> None:
         race_id = record["id"]
         try:
-            players = [
-                {"player": row["player"], **(await self._game(record, row["move_list"]))}
-                for row in record["results"]
-            ]
+            games: dict[tuple[str, ...], dict[str, Any]] = {}  # players who made the same moves: once
+            players = []
+            for row in record["results"]:
+                moves = tuple(row["move_list"])
+                if moves not in games:
+                    games[moves] = await self._game(record, list(moves))
+                players.append({"player": row["player"], **games[moves]})
             analysis = {
                 "hindsight": True,  # found with the stock known, which no player saw
                 "budget": {"nodes": self.nodes, "probes": self.probes},
@@ -96,6 +100,7 @@ class Analyses:
             found, why = await loop.run_in_executor(
                 self.executor, _analyse, record["variant"], seed, moves, version, self.nodes, self.probes
             )
+        self.games += 1
         if found is None:
             raise RuntimeError(why)
         return found

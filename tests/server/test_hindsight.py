@@ -173,3 +173,25 @@ async def test_a_record_whose_moves_do_not_replay_is_answered_internal_and_the_s
     assert error["code"] == "internal", error
     assert await server.store.analysis("changed1") is None
     assert (await analysed(a, race))["players"][0]["losing_move"] == 189  # the rest is unharmed
+
+
+async def test_players_who_made_the_same_moves_are_analysed_once(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    srv: RaceServer = await make_server(**BUDGET)
+    a = await connect(MSGPACK, name="Ann", srv=srv)
+    b = await connect(MSGPACK, name="Ben", srv=srv)
+    race = (await a.request("create", variant="terrace", seats=2))["race"]["id"]
+    await b.request("join", race=race)
+    await a.request("start", race=race)
+    started = [await a.wait("started"), await b.wait("started")]
+    await play_out(a, race, started[0], Policy(max_moves=5))
+    await play_out(b, race, started[1], Policy(max_moves=5))  # the same policy: the same five moves
+    await a.wait("finished")
+    answer = await analysed(a, race)
+    assert srv.handlers.analyses.games == 1
+    first, second = answer["players"]
+    assert {k: v for k, v in first.items() if k != "player"} == {
+        k: v for k, v in second.items() if k != "player"
+    }
+    assert first["player"]["name"] != second["player"]["name"]
