@@ -16,7 +16,8 @@ takes the deal and its race starts like any other; the next deal for that queue 
 at once, so the next group finds it ready (one deal kept per queue: a few dozen at most).
 A group that is due before its deal is ready waits in the queue for it (players may
 still ``unqueue``); a draw that proves nothing within ``winnable_seconds`` is followed
-by another for as long as someone waits.
+by another for as long as someone waits. The reserve draws one deal at a time, in one
+worker process, so the others stay free for the lost search of live races.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class Reserve:
         self._ready = ready
         self._deals: dict[Hashable, Drawn] = {}
         self._drawing: dict[Hashable, asyncio.Task[None]] = {}
+        self._one_draw = asyncio.Semaphore(1)  # one worker at most: the others serve live races
 
     def has(self, key: Hashable) -> bool:
         return key in self._deals
@@ -106,7 +108,8 @@ class Reserve:
     async def _draw(self, key: Hashable, variant: str) -> None:
         while True:
             try:
-                drawn = await draw_winnable(self.executor, variant, RULES_VERSION, self.seconds)
+                async with self._one_draw:
+                    drawn = await draw_winnable(self.executor, variant, RULES_VERSION, self.seconds)
             except Exception:  # a broken pool (the server stopping): nothing to hand out
                 log.exception("drawing a winnable deal for the queue %s failed", key)
                 return

@@ -86,6 +86,8 @@ def test_every_setting_has_its_environment_variable() -> None:
         "origins": "https://race.example",
         "rated_seats_per_address": 2,
         "winnable_seconds": 3.5,
+        "analysis_nodes": 9_000,
+        "analysis_probes": 6,
         "session_ttl": 600.0,
         "redis_mode": "cluster",
         "redis_replica_acks": 1,
@@ -153,6 +155,8 @@ LIMITS = [
     "--max-pending",
     "--max-seats",
     "--max-time-limit",
+    "--analysis-nodes",
+    "--analysis-probes",
 ]
 
 
