@@ -3,11 +3,13 @@
 ``analysis {race}`` on a finished race answers its analysis when it is made
 (``analysis``), or starts making it and answers ``analysing`` with
 ``retry_after``: the client asks again (it polls; nothing is pushed). Each
-player's game is analysed by :func:`terrace.solve.hindsight.analyse_game` (the
-solver, stock known) within the server's ``analysis_nodes`` and
-``analysis_probes``, one game at a time in the server's worker processes, so
-the event loop never waits for it and at most one worker is busy with it: the
-others stay free for the lost search of live races and for winnable deals. The
+player's game is analysed as :func:`terrace.solve.hindsight.analyse_game` does
+it (the solver, stock known, within the server's ``analysis_nodes`` and
+``analysis_probes``): the core's :class:`~terrace.solve.hindsight.Plan` names
+each position to solve, and each solve runs alone in the server's worker
+processes, one at a time, so the event loop never waits for it, at most one
+worker is busy with it (the others stay free for the lost search of live races
+and for winnable deals), and a server that stops waits for one solve at most. The
 analysis is saved in the store beside the record (memory or Redis: any node
 then answers it) and never made twice at once for one race.
 
@@ -28,7 +30,8 @@ from concurrent.futures import Executor
 from typing import Any
 
 from terrace.errors import ProtocolError
-from terrace.solve.hindsight import analyse_game
+from terrace.solve import Solution
+from terrace.solve.hindsight import Plan, solve_after
 
 from .config import Config
 from .store import Store, StoreDown
@@ -39,7 +42,7 @@ Message = Mapping[str, Any]
 
 RETRY_AFTER = 1  # seconds a client waits before asking again while an analysis is made
 BUSY_RETRY_AFTER = 5  # the same when other races' analyses are being made (one at a time)
-RUNNING_AT_ONCE = 4  # races being analysed (one game at a time) before others wait their turn
+RUNNING_AT_ONCE = 4  # races being analysed (one solve at a time among them) before others wait their turn
 
 
 class Analyses:
@@ -49,7 +52,7 @@ class Analyses:
         self.nodes = config.analysis_nodes
         self.probes = config.analysis_probes
         self._running: dict[str, asyncio.Task[None]] = {}  # race id -> its analysis being made
-        self._one_game = asyncio.Semaphore(1)  # one worker at most: the others serve live races
+        self._one_solve = asyncio.Semaphore(1)  # one worker at most: the others serve live races
         self._failed: set[str] = set()  # races whose analysis failed: never tried again
         self.games = 0  # games analysed in the workers since the start
 
@@ -96,23 +99,25 @@ class Analyses:
         seed = bytes.fromhex(record["seed"])
         version = record.get("rules_version", 1)
         loop = asyncio.get_running_loop()
-        async with self._one_game:
-            found, why = await loop.run_in_executor(
-                self.executor, _analyse, record["variant"], seed, moves, version, self.nodes, self.probes
-            )
+        plan = Plan(moves, self.probes)
+        while (k := plan.next()) is not None:
+            async with self._one_solve:  # one solve at a time, whichever race it is for
+                answer, why = await loop.run_in_executor(
+                    self.executor, _solve_after, record["variant"], seed, moves[:k], version, self.nodes
+                )
+            if answer is None:
+                raise RuntimeError(why)
+            plan.tell(k, answer)
         self.games += 1
-        if found is None:
-            raise RuntimeError(why)
-        return found
+        return plan.result().to_dict()
 
 
-def _analyse(
-    variant: str, seed: bytes, moves: list[str], version: int, nodes: int, probes: int
-) -> tuple[dict[str, Any] | None, str]:
-    """One game's analysis as data, or None and why (in a worker process). Nothing is raised
-    across the process boundary: an exception that does not pickle back would break the pool."""
+def _solve_after(
+    variant: str, seed: bytes, moves: list[str], version: int, nodes: int
+) -> tuple[Solution | None, str]:
+    """The solver's answer after ``moves``, or None and why (in a worker process). Nothing is
+    raised across the process boundary: an exception that does not pickle back breaks the pool."""
     try:
-        h = analyse_game(variant, seed, moves, rules_version=version, nodes=nodes, probes=probes)
+        return solve_after(variant, seed, moves, rules_version=version, nodes=nodes), ""
     except Exception as exc:
         return None, f"{type(exc).__name__}: {exc}"
-    return h.to_dict(), ""

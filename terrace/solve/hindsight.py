@@ -36,9 +36,9 @@ from typing import Any
 
 from ..deal import Deal
 from ..game import Game
-from ..replay import new_game
+from ..replay import new_game, replay
 from ..versions import RULES_VERSION
-from . import LOST, UNKNOWN, WON, check_line, solve
+from . import LOST, UNKNOWN, WON, Solution, check_line, solve
 
 NODES = 40_000  # positions searched per question: about a second of one core
 PROBES = 12  # questions per game: the end, the deal, then halving (2**10 > any game's length)
@@ -134,6 +134,70 @@ class Hindsight:
         }
 
 
+class Plan:
+    """Which positions of one game to ask the solver about, and what the answers prove.
+
+    Sans-I/O: :meth:`next` names a position (a count of the player's moves) to solve,
+    :meth:`tell` takes the solver's answer for it, :meth:`result` says what was proven.
+    :func:`analyse_game` drives it in one call; the server drives it one solve at a time
+    in its worker processes. The end of the game is asked about first (a won game is
+    known at once), then the deal, then the middle of what is still open.
+    """
+
+    def __init__(self, moves: Sequence[str], probes: int = PROBES) -> None:
+        if probes < 1:
+            raise ValueError("the budgets must be at least 1")
+        self.moves = list(moves)
+        self.probes = probes
+        self.lines: dict[int, tuple[str, ...]] = {}  # position -> a winning line from it
+        self.lost: set[int] = set()
+        self.unknown: set[int] = set()
+        self.spent = 0
+        self.asked = 0
+
+    def next(self) -> int | None:
+        """The next position to solve, or None when the plan is done."""
+        n = len(self.moves)
+        if self.asked >= self.probes or n in self.lines:  # out of questions, or ended winnable
+            return None
+        for k in (n, 0):
+            if k not in self.lines and k not in self.lost and k not in self.unknown:
+                return k
+        low = max(self.lines, default=-1)
+        high = min(self.lost, default=n + 1)
+        open_ = [k for k in range(low + 1, high) if k not in self.unknown]
+        return open_[len(open_) // 2] if open_ else None
+
+    def tell(self, k: int, answer: Solution) -> None:
+        """The solver's answer for position ``k``."""
+        n = len(self.moves)
+        self.spent += answer.nodes
+        self.asked += 1
+        if answer.verdict == WON:
+            # the player's next moves may follow the line: those positions are winnable too
+            line, j = answer.moves, 0
+            while k + j < n and j < len(line) and self.moves[k + j] == line[j]:
+                self.lines[k + j] = line[j:]
+                j += 1
+            self.lines[k + j] = line[j:]
+        elif answer.verdict == LOST:
+            self.lost.add(k)
+        else:
+            self.unknown.add(k)
+
+    def result(self) -> Hindsight:
+        n = len(self.moves)
+        lo = max(self.lines) if self.lines else None
+        hi = min(self.lost) if self.lost else None
+        # a proof on each side of a position would be a solver bug: never report it
+        assert lo is None or hi is None or lo < hi, (lo, hi)
+        won = lo == n and self.lines[n] == ()  # the game ended won: nothing left to play
+        deal_verdict = WON if lo is not None else LOST if hi == 0 else UNKNOWN
+        losing = lo if lo is not None and hi == lo + 1 else None
+        continuation = self.lines[lo] if lo is not None else ()
+        return Hindsight(n, deal_verdict, lo, hi, losing, continuation, won, self.spent, self.asked)
+
+
 def analyse_game(
     variant: str,
     deal: Deal,
@@ -148,53 +212,22 @@ def analyse_game(
     ``moves`` must replay (a record that passed its audit); a move that does not
     raises :class:`~terrace.errors.ReplayError`.
     """
-    if nodes < 1 or probes < 1:
+    if nodes < 1:
         raise ValueError("the budgets must be at least 1")
+    plan = Plan(moves, probes)
     positions = _positions(variant, deal, moves, rules_version)
-    n = len(moves)
-    if positions[n]._won():
-        return Hindsight(n, WON, n, None, None, (), True, 0, 0)
-    lines: dict[int, tuple[str, ...]] = {}  # position -> a winning line from it
-    lost: set[int] = set()
-    unknown: set[int] = set()
-    spent = asked = 0
+    while (k := plan.next()) is not None:
+        plan.tell(k, solve(positions[k], nodes=nodes))
+    found = plan.result()
+    assert found.last_winnable is None or check_line(positions[found.last_winnable], found.continuation)
+    return found
 
-    def ask(k: int) -> None:
-        nonlocal spent, asked
-        answer = solve(positions[k], nodes=nodes)
-        spent += answer.nodes
-        asked += 1
-        if answer.verdict == WON:
-            # the player's next moves may follow the line: those positions are winnable too
-            line, j = answer.moves, 0
-            while k + j < n and j < len(line) and moves[k + j] == line[j]:
-                lines[k + j] = line[j:]
-                j += 1
-            lines[k + j] = line[j:]
-        elif answer.verdict == LOST:
-            lost.add(k)
-        else:
-            unknown.add(k)
 
-    for k in (n, 0):
-        if asked < probes and k not in lines and k not in lost:
-            ask(k)
-    while asked < probes:
-        low = max(lines, default=-1)
-        high = min(lost, default=n + 1)
-        open_ = [k for k in range(low + 1, high) if k not in unknown]
-        if not open_:
-            break
-        ask(open_[len(open_) // 2])
-    lo = max(lines) if lines else None
-    hi = min(lost) if lost else None
-    # a proof on each side of a position would be a solver bug: never report it
-    assert lo is None or hi is None or lo < hi, (lo, hi)
-    assert lo is None or check_line(positions[lo], lines[lo])
-    deal_verdict = WON if lo is not None else LOST if hi == 0 else UNKNOWN
-    losing = lo if lo is not None and hi == lo + 1 else None
-    continuation = lines[lo] if lo is not None else ()
-    return Hindsight(n, deal_verdict, lo, hi, losing, continuation, False, spent, asked)
+def solve_after(
+    variant: str, deal: Deal, moves: Sequence[str], *, rules_version: int = RULES_VERSION, nodes: int = NODES
+) -> Solution:
+    """The solver's answer for the position after ``moves`` (one question of a :class:`Plan`)."""
+    return solve(replay(variant, deal, moves, rules_version=rules_version), nodes=nodes)
 
 
 def _positions(variant: str, deal: Deal, moves: Sequence[str], rules_version: int) -> list[Game]:

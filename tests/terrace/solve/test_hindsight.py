@@ -31,7 +31,7 @@ def test_a_won_game_has_no_losing_move() -> None:
     h = analyse_game("terrace", SEED, line)
     assert (h.won, h.verdict, h.deal) == (True, "won", WON)
     assert (h.losing_move, h.first_lost, h.last_winnable, h.continuation) == (None, None, len(line), ())
-    assert h.probes == 0  # a won game needs no search
+    assert (h.probes, h.nodes) == (1, 1)  # the end is asked about first: a won game costs nothing more
 
 
 def test_a_spent_budget_says_unknown_and_claims_nothing_unproven() -> None:
