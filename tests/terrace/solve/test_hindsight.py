@@ -7,8 +7,8 @@ import pytest
 
 import terrace
 from terrace.errors import ReplayError
-from terrace.solve import LOST, WON, check_line, solve
-from terrace.solve.hindsight import analyse_game, analyse_record
+from terrace.solve import LOST, UNKNOWN, WON, Solution, check_line, solve
+from terrace.solve.hindsight import Plan, analyse_game, analyse_record
 
 from .games import LOST_AT_189, SEED
 
@@ -87,3 +87,38 @@ def test_a_record_is_analysed_player_by_player() -> None:
 def test_budgets_below_one_are_refused() -> None:
     with pytest.raises(ValueError):
         analyse_game("terrace", SEED, [], nodes=0)
+
+
+def test_the_plan_asks_the_end_the_deal_then_halves_and_follows_the_players_line() -> None:
+    moves = ["a", "b", "c", "d", "e", "f", "g", "h"]  # the plan never plays them: only compares
+    plan = Plan(moves, probes=12)
+    assert plan.next() == 8
+    plan.tell(8, Solution(LOST, (), 1, 0.0))
+    assert plan.next() == 0
+    plan.tell(0, Solution(WON, ("a", "b", "x", "y"), 10, 0.0))  # the player followed it for two moves
+    assert plan.lines[2] == ("x", "y")  # so position 2 is winnable without asking
+    assert plan.next() == 5  # the middle of 3..7
+    plan.tell(5, Solution(UNKNOWN, (), 100, 0.0))
+    assert plan.next() == 6  # the middle of what is open and not undecided: 3, 4, 6, 7
+    plan.tell(6, Solution(LOST, (), 5, 0.0))
+    assert plan.next() == 4
+    plan.tell(4, Solution(UNKNOWN, (), 100, 0.0))
+    assert plan.next() == 3
+    plan.tell(3, Solution(WON, ("y",), 7, 0.0))
+    assert plan.next() is None  # nothing open between 3 and 6 but the undecided 4 and 5
+    h = plan.result()
+    assert (h.verdict, h.last_winnable, h.first_lost, h.losing_move) == ("unknown", 3, 6, None)
+    assert (h.nodes, h.probes, h.continuation) == (223, 6, ("y",))
+
+
+def test_the_plan_stops_at_its_probe_budget_and_when_the_end_is_winnable() -> None:
+    plan = Plan(["a", "b"], probes=1)
+    plan.tell(plan.next() or 0, Solution(UNKNOWN, (), 9, 0.0))
+    assert plan.next() is None and plan.result().verdict == "unknown"
+    ended = Plan(["a", "b"])
+    assert ended.next() == 2
+    ended.tell(2, Solution(WON, ("c",), 3, 0.0))
+    assert ended.next() is None  # every earlier position is winnable too
+    assert ended.result().verdict == "stopped_winnable"
+    with pytest.raises(ValueError):
+        Plan([], probes=0)
