@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--goal", choices=["terrace", "clear"], help="race goal (default: the variant's)")
     r.add_argument("--pool", choices=["all", "bots", "humans"], default="all", help="who to be matched with")
     r.add_argument("--race", help="join this race id instead of queueing")
+    r.add_argument(
+        "--winnable", action="store_true", help="queue only for deals the server's solver proved winnable"
+    )
     r.add_argument("--races", type=int, default=1, help="races to play; 0 = for ever (default 1)")
     r.add_argument("--json", action="store_true", help="print each result as a JSON line")
 
@@ -159,6 +162,7 @@ async def _race(args: argparse.Namespace, factory: Any) -> int:
         pool=args.pool,
         race=args.race,
         races=args.races or None,
+        deals="winnable" if args.winnable else "any",
         on_result=show,
     )
     return 0

@@ -160,11 +160,13 @@ class Racer:
         pool: str = "all",
         race: str | None = None,
         house: bool = False,
+        deals: str = "any",
     ) -> RaceResult:
-        """Play one race: ``race`` to join that race, else queue for ``variant``/``goal``/``pool``."""
+        """Play one race: ``race`` to join that race, else queue for ``variant``/``goal``/``pool``
+        (``deals="winnable"``: only with players who asked for a deal the server proved winnable)."""
         if self.link.conn is None or self.link.gone is not None:
             await self.connect()
-        started = await self._until_started(variant, goal, pool, race, house)
+        started = await self._until_started(variant, goal, pool, race, house, deals)
         race_id = started["race"]
         view, legal, seq = started["view"], started["legal"], started.get("seq", 0)
         info = {"race": race_id, "variant": view.get("variant", variant), "goal": _goal_of(started, goal)}
@@ -200,7 +202,7 @@ class Racer:
         return result
 
     async def _until_started(
-        self, variant: str, goal: str | None, pool: str, race: str | None, house: bool
+        self, variant: str, goal: str | None, pool: str, race: str | None, house: bool, deals: str = "any"
     ) -> Message:
         if race is not None:
             answer = await self._request("join", race=race)
@@ -209,6 +211,8 @@ class Racer:
             fields = {"variant": variant, "pool": pool, "house": house}
             if goal is not None:
                 fields["goal"] = goal
+            if deals != "any":
+                fields["deals"] = deals
             answer = await self._request("queue", **fields)
             # already in a race: our hello put us back into it, and its `started` is on its way
             ok = answer["type"] == "queued" or answer.get("code") == "already_in_race"
@@ -303,6 +307,7 @@ async def play(
     race: str | None = None,
     races: int | None = 1,
     house: bool = False,
+    deals: str = "any",
     subprotocol: str = MSGPACK,
     reconnect_for: float = RECONNECT_FOR,
     on_result: Callable[[RaceResult], None] | None = None,
@@ -312,8 +317,9 @@ async def play(
 
     ``token`` names a registered account; without one the bot plays as the guest
     ``name``. ``race`` joins that race (once); otherwise each race comes from the
-    queue for ``variant``, ``goal`` and ``pool``. ``client`` is this install's id
-    (8 to 64 characters, the same on every run), sent with every hello.
+    queue for ``variant``, ``goal`` and ``pool``; ``deals="winnable"`` queues only with
+    players who asked for a deal the server's solver proved winnable. ``client`` is this
+    install's id (8 to 64 characters, the same on every run), sent with every hello.
     """
     racer = Racer(
         factory,
@@ -328,7 +334,9 @@ async def play(
     try:
         await racer.connect()
         while races is None or len(results) < races:
-            result = await racer.race(variant=variant, goal=goal, pool=pool, race=race, house=house)
+            result = await racer.race(
+                variant=variant, goal=goal, pool=pool, race=race, house=house, deals=deals
+            )
             log.info("%s: %s", racer._who(), result)
             results.append(result)
             if on_result is not None:

@@ -1,6 +1,6 @@
 """The ``terrace`` command: play, practice, watch and check races from a terminal.
 
-    terrace play [--server URL] [--queue VARIANT | --race ID | --create VARIANT]
+    terrace play [--server URL] [--queue VARIANT | --race ID | --create VARIANT] [--winnable]
     terrace practice --variant V [--deal N]
     terrace races | watch [RACE] | top [BOARD]
     terrace register NAME [--bot]
@@ -69,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--seats", type=int, default=2, help="seats of a created race (default 2)")
     pl.add_argument("--goal", choices=["terrace", "clear"], help="race goal (default: the variant's)")
     pl.add_argument("--name", help="play as a guest with this name (default: your registered account)")
+    pl.add_argument(
+        "--winnable",
+        action="store_true",
+        help="with --queue or --create: only a deal the server's solver proved winnable",
+    )
 
     pr = sub.add_parser("practice", help="play offline, with undo and hints", description="Practice offline.")
     pr.add_argument("--variant", default="terrace", choices=variants)
@@ -115,6 +120,11 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("race")
     rp.add_argument("--player", help="only this player")
     rp.add_argument("--all", action="store_true", help="print every step instead of stepping")
+    rp.add_argument(
+        "--no-hindsight",
+        action="store_true",
+        help="skip the server's analysis of where each game was lost (the stock known)",
+    )
     server(rp)
     json_flag(rp)
 
@@ -165,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--seats, --deal, --page and --limit must be at least 1")
     if not 1 <= getattr(args, "count", 10) <= 100:
         p.error("--count must be 1..100")
+    if getattr(args, "winnable", False) and not (args.queue or args.create):
+        p.error("--winnable goes with --queue or --create")
     out = Console(highlight=False)
 
     return run_command(_command(args.command)(args, out), "terrace")

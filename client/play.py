@@ -279,9 +279,14 @@ async def _find_race(
         return str(welcome["race"])
     if args.queue:
         fields = {"variant": args.queue, **({"goal": args.goal} if args.goal else {})}
+        if getattr(args, "winnable", False):
+            fields["deals"] = "winnable"
         queued = await table.ask("queue", **fields)
         checked(queued)
-        out.print(f"Queued for {queued['variant']} (goal {queued['goal']}), position {queued['position']}.")
+        winnable = ", winnable deals only" if queued.get("deals") == "winnable" else ""
+        out.print(
+            f"Queued for {queued['variant']} (goal {queued['goal']}{winnable}), position {queued['position']}."
+        )
         if queued["position"] == 1:
             out.print(QUEUED_ALONE.format(variant=queued["variant"]))
         return "queued"
@@ -292,6 +297,9 @@ async def _find_race(
         fields = {"variant": args.create, "seats": args.seats, "start": "full", "join": True}
         if args.goal:
             fields["goal"] = args.goal
+        if getattr(args, "winnable", False):
+            fields["deals"] = "winnable"  # the answer waits while the server proves a deal winnable
+            out.print("Drawing a deal the server's solver proves winnable…")
         created = await table.ask("create", **fields)
         checked(created)
         table.race = created["race"]

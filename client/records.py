@@ -5,7 +5,9 @@
 checks everything it claims with :func:`terrace.audit.audit`: the commitment,
 the deal, every move, results, finishes and places. ``replay`` rebuilds each
 player's game move by move from the revealed seed, with the engine, and shows it:
-stepping with keys on a terminal, or printing every step when piped.
+stepping with keys on a terminal, or printing every step when piped. It also asks
+the server for the race's hindsight ``analysis`` (the stock known: where each game
+was last winnable, the move that lost it, the win from there) and marks that move.
 
 Each command is ``async def command(args, out) -> exit code``; the fields of
 ``args`` each one reads are listed in its docstring. Exit codes: 0 done, 1 refused
@@ -15,15 +17,17 @@ by the server or (verify) a mismatch, 2 usage.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
+import time
 from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 import terrace
-from link import Refused, fetch
+from link import Connection, Refused, fetch
 from terrace.audit import Audit, Check, audit
 from terrace.conversation import Message
 
@@ -205,9 +209,85 @@ class _Steps:
         return min(k, len(self.games) - 1)
 
 
+ANALYSIS_WAIT = 60.0  # seconds replay waits for the server to make a race's analysis
+
+
+async def hindsight(server: str, race: str, wait: float = ANALYSIS_WAIT) -> tuple[Message | None, str]:
+    """The race's ``analysis`` (asked again while the server answers ``analysing``), or None and why."""
+    deadline = time.monotonic() + wait
+    conn = await Connection.open(server)
+    try:
+        while True:
+            try:
+                answer = await conn.ask("analysis", race=race)
+            except Refused as exc:  # an older server, or a race that cannot be analysed
+                return None, str(exc)
+            if answer.get("type") == "analysis":
+                return answer, ""
+            pause = float(answer.get("retry_after") or 1)
+            if time.monotonic() + pause > deadline:
+                return None, f"the server is still analysing race {race}; run replay again later"
+            await asyncio.sleep(pause)
+    finally:
+        await conn.close()
+
+
+def _analysis_of(analysis: Message | None, row: Message) -> Message | None:
+    """One player's game in the analysis (by player id)."""
+    if analysis is None:
+        return None
+    pid = (row.get("player") or {}).get("id")
+    return next((g for g in analysis.get("players") or [] if (g.get("player") or {}).get("id") == pid), None)
+
+
+def _marker(game: Message | None, k: int) -> str:
+    """What hindsight says about move ``k`` (1-based), for the line that shows it."""
+    if game is None:
+        return ""
+    if game.get("losing_move") is not None and k == game["losing_move"] + 1:
+        return "  <- this move lost it (hindsight)"
+    if (
+        game.get("losing_move") is None
+        and game.get("last_winnable") == k
+        and game.get("verdict") == "unknown"
+    ):
+        return "  <- last position proven winnable (hindsight)"
+    return ""
+
+
+def _verdict_lines(game: Message) -> list[str]:
+    """The analysis of one game in plain words, with the winning continuation."""
+    v, lw, lm = game.get("verdict"), game.get("last_winnable"), game.get("losing_move")
+    line = list(game.get("continuation") or [])
+    if v == "won":
+        said = "won."
+    elif v == "lost_by_move" and lm is not None:
+        said = (
+            f"winnable until move {lm + 1} ({game.get('moves')} played), and move {lm + 1} lost it: proven."
+        )
+    elif v == "stopped_winnable":
+        said = "still winnable when the game ended: no move lost it."
+    elif v == "lost_from_deal":
+        said = "the deal was lost from the start: no line wins it."
+    elif lw is None:
+        said = "undecided: no position of this game was proven winnable within the budget."
+    else:
+        last = f"move {game['first_lost']}" if game.get("first_lost") is not None else "the end"
+        said = f"winnable after move {lw}; the move that lost it lies between move {lw + 1} and {last} (undecided)."
+    lines = [f"hindsight (the stock known, which no player saw): {said}"]
+    if line and lw is not None:
+        where = "from the deal" if lw == 0 else f"from after move {lw}"
+        lines.append(f"a win {where} ({len(line)} moves): {' '.join(line)}")
+    return lines
+
+
 async def replay(args: argparse.Namespace, out: Console) -> int:
     """``terrace replay RACE``: args.server, args.race, args.player (optional name),
-    args.all (bool: print every step even on a terminal), args.json.
+    args.all (bool: print every step even on a terminal), args.json, args.no_hindsight.
+
+    Unless ``--no-hindsight``, it asks the server for the race's ``analysis`` (waiting
+    up to ``ANALYSIS_WAIT`` seconds while it is made), marks the move that lost each
+    game and prints the win the player missed; without it the replay goes on alone.
 
     Fetches the finished race's record and rebuilds each player's game from the
     revealed seed. On a terminal it steps: Enter or ``n`` next move, ``b`` back,
@@ -246,8 +326,15 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     steps = [
         (i, r, _Steps(str(variant), seed, [str(m) for m in r.get("move_list") or []])) for i, r in chosen
     ]
+    analysis: Message | None = None
+    if not _opt(args, "no_hindsight", False):
+        if not _opt(args, "json", False):
+            _say(out, "Asking the server where each game was lost (hindsight, the stock known)…")
+        analysis, why = await hindsight(args.server, args.race, _opt(args, "analysis_wait", ANALYSIS_WAIT))
+        if analysis is None and not _opt(args, "json", False):
+            _say(out, f"No hindsight: {why}", "yellow")
     if _opt(args, "json", False):
-        return _replay_json(record, steps)
+        return _replay_json(record, steps, analysis)
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not _opt(args, "all", False)
     _say(
         out,
@@ -255,15 +342,21 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
         "bold",
     )
     if interactive:
-        return await _step(steps, out)
+        return await _step(steps, out, analysis)
     failed = False
     for i, row, s in steps:
         out.print()
         _say(out, _heading(row, i), "bold")
+        game_hindsight = _analysis_of(analysis, row)
         last = s.upto(len(s.moves))
         for k in range(1, last + 1):
             g = s.games[k]
-            _say(out, f"  {k:4d}  {s.moves[k - 1]:<6}  score {g.score:3d}  terrace left {g.terrace_left:2d}")
+            mark = _marker(game_hindsight, k)
+            _say(
+                out,
+                f"  {k:4d}  {s.moves[k - 1]:<6}  score {g.score:3d}  terrace left {g.terrace_left:2d}{mark}",
+                "bold yellow" if mark else "",
+            )
         if s.error:
             _say(out, f"  {BAD} {s.error}", "red")
             failed = True
@@ -271,10 +364,15 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
         _say(out, f"  final board after {last} moves:")
         out.print(_board(game))
         _say(out, f"  final: score {game.score}, terrace left {game.terrace_left}, {game.status}", "bold")
+        if game_hindsight is not None:
+            for text in _verdict_lines(game_hindsight):
+                _say(out, "  " + text, "yellow")
     return 1 if failed else 0
 
 
-def _replay_json(record: Message, steps: list[tuple[int, Message, _Steps]]) -> int:
+def _replay_json(
+    record: Message, steps: list[tuple[int, Message, _Steps]], analysis: Message | None = None
+) -> int:
     players = []
     for _, row, s in steps:
         last = s.upto(len(s.moves))
@@ -294,6 +392,7 @@ def _replay_json(record: Message, steps: list[tuple[int, Message, _Steps]]) -> i
                 ],
                 "final": s.games[last].view(),
                 "error": s.error,
+                "hindsight": _analysis_of(analysis, row),
             }
         )
     print(json.dumps({"race": record.get("id"), "variant": record.get("variant"), "players": players}))
@@ -309,13 +408,16 @@ async def _key(prompt: str) -> str:
         return "q"
 
 
-async def _step(steps: list[tuple[int, Message, _Steps]], out: Console) -> int:
+async def _step(
+    steps: list[tuple[int, Message, _Steps]], out: Console, analysis: Message | None = None
+) -> int:
     """Step through each player's game with keys: Enter/n next, b back, p next player, q quit."""
     p, k = 0, 0
     while p < len(steps):
         i, row, s = steps[p]
         k = s.upto(k)
         game = s.games[k]
+        game_hindsight = _analysis_of(analysis, row)
         out.print()
         _say(out, _heading(row, i), "bold")
         move = (
@@ -323,11 +425,19 @@ async def _step(steps: list[tuple[int, Message, _Steps]], out: Console) -> int:
             if k
             else f"the deal ({len(s.moves)} moves to come)"
         )
-        _say(out, f"{move}  ·  score {game.score}, terrace left {game.terrace_left}")
+        mark = _marker(game_hindsight, k) if k else ""
+        _say(
+            out,
+            f"{move}  ·  score {game.score}, terrace left {game.terrace_left}{mark}",
+            "bold yellow" if mark else "",
+        )
         out.print(_board(game))
         at_end = k >= len(s.moves) or (s.error is not None and k == len(s.games) - 1)
         if at_end and s.error:
             _say(out, f"{BAD} {s.error}", "red")
+        if at_end and game_hindsight is not None:
+            for text in _verdict_lines(game_hindsight):
+                _say(out, text, "yellow")
         key = await _key("[Enter/n] next  [b] back  [p] next player  [q] quit > ")
         if key == "q":
             break

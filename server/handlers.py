@@ -22,6 +22,7 @@ from .archive import Archive
 from .audience import Audience
 from .connection import Connection
 from .driver import RaceDriver
+from .hindsight import Analyses
 from .leaderboards import Leaderboards
 from .limits import AddressBuckets
 from .matchmaking import Matchmaking
@@ -47,6 +48,7 @@ ANONYMOUS = frozenset(
         "record",
         "ping",
         "leaderboard",
+        "analysis",
     }
 )
 
@@ -73,6 +75,7 @@ class Handlers:
         self.adoption = adoption
         self.leaderboards = leaderboards
         self.store = store
+        self.analyses = Analyses(store, registry.searches.executor, registry.config)
         per_hour = registry.config.registrations_per_hour
         self.registrations = AddressBuckets(per_hour / 3600, per_hour)  # accounts an address may make
         self.table: dict[str, Handler] = {
@@ -207,10 +210,15 @@ class Handlers:
 
     async def on_queue(self, conn: Connection, req: dict[str, Any]) -> Message:
         player = self._player(conn)
-        (variant, goal, pool), position = await self.matchmaking.queue(
-            player, req["variant"], req.get("goal"), req.get("pool", "all"), req.get("house", False)
+        (variant, goal, pool, deals), position = await self.matchmaking.queue(
+            player,
+            req["variant"],
+            req.get("goal"),
+            req.get("pool", "all"),
+            req.get("house", False),
+            req.get("deals", "any"),
         )
-        return {
+        queued = {
             "type": "queued",
             "variant": variant,
             "goal": goal,
@@ -218,6 +226,9 @@ class Handlers:
             "house": req.get("house", False),
             "position": position,
         }
+        if deals == "winnable":  # only those who asked see the new field
+            queued["deals"] = deals
+        return queued
 
     async def on_unqueue(self, conn: Connection, req: dict[str, Any]) -> Message:
         await self.matchmaking.unqueue(self._player(conn))
@@ -323,6 +334,11 @@ class Handlers:
             ):
                 raise ProtocolError("not_finished", race=race_id) from None
             raise
+
+    async def on_analysis(self, conn: Connection, req: dict[str, Any]) -> Message:
+        """Hindsight on a finished race (server.hindsight); a live race is ``not_finished``."""
+        answer = await self.on_record(conn, req)
+        return await self.analyses.answer(answer["race"])
 
     async def on_ping(self, conn: Connection, req: dict[str, Any]) -> Message:
         return {"type": "pong", "time": int(time.time() * 1000)}

@@ -6,6 +6,11 @@ as ``queue_seats`` players wait, or when the oldest of two or more has waited
 someone to race: they never make a race alone, people take seats first, and only
 people's waiting time counts.
 
+Players who ask for winnable deals (``deals: "winnable"``) wait in queues of their own and
+are matched only with each other; their race's deal is one the solver proved winnable,
+drawn ahead in the worker pool (:class:`server.winnable.Reserve`). A group that is due
+before its deal is drawn waits for it.
+
 A node alone keeps its queues here, in memory. One node of many hands them to
 :class:`~server.shared_queue.SharedQueue` (``shared``): one queue in the store for every
 node, with the same rules.
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -25,10 +31,11 @@ from .accounts import Player
 from .config import Config
 from .driver import RaceDriver
 from .registry import Registry, goal_of
+from .winnable import Drawn, Reserve
 
 log = logging.getLogger("terrace.server")
 
-QueueKey = tuple[str, str, str]  # variant, goal, pool
+QueueKey = tuple[str, str, str, str]  # variant, goal, pool, deals ("any" or "winnable")
 
 
 @dataclass
@@ -56,18 +63,32 @@ class Matchmaking:
         self.registry = registry
         self.queues: dict[QueueKey, Waiting] = {}
         self.shared: Queue | None = None  # one node of many: the deployment's one queue
+        self.reserve = Reserve(
+            registry.searches.executor,
+            config.winnable_seconds,
+            wanted=lambda key: key in self.queues,
+            ready=self._deal_drawn,
+        )
 
     async def queue(
-        self, player: Player, variant: str, goal: str | None, pool: str, house: bool = False
+        self,
+        player: Player,
+        variant: str,
+        goal: str | None,
+        pool: str,
+        house: bool = False,
+        deals: str = "any",
     ) -> tuple[QueueKey, int]:
         """Put ``player`` in the queue; returns the queue and the player's position in it."""
         goal = goal_of(variant, goal)
         if not admits(pool, player.kind):  # type: ignore[arg-type]
             raise ProtocolError("pool_refused", pool=pool)
         self.registry.check_free(player)
-        key = (variant, goal, pool)
+        key = (variant, goal, pool, deals)
         if self.shared is not None:
             return key, await self.shared.put(player, key, house)
+        if deals == "winnable":
+            self.reserve.want(key, variant)  # drawn while the group gathers
         waiting = self.queues.setdefault(key, Waiting())
         waiting.players.append(player)
         waiting.since[player.id] = asyncio.get_running_loop().time()
@@ -108,6 +129,9 @@ class Matchmaking:
             waiting.timer = None
         if len(waiting.players) < 2 or not waiting.has_guest():
             return
+        if key[3] == "winnable" and not self.reserve.has(key):
+            self.reserve.want(key, key[0])
+            return  # the group waits for its deal: the reserve calls _check when it is drawn
         # Players who came to race take their seats first; house players fill the rest.
         # A registered player whose address already has its rated seats waits for the next group
         # (house players are the operator's own, and never refused).
@@ -122,8 +146,12 @@ class Matchmaking:
             return
         for p in group:
             self._unqueue(p)
-        matched(self.registry, key, group)
+        matched(self.registry, key, group, self.reserve.take(key, key[0]))
         if key in self.queues:  # more waited than one race holds
+            self._check(key)
+
+    def _deal_drawn(self, key: Hashable) -> None:
+        if key in self.queues:
             self._check(key)
 
     def _check(self, key: QueueKey) -> None:
@@ -140,11 +168,13 @@ class Matchmaking:
             waiting.timer = loop.call_later(delay, self._match, key)
 
 
-def matched(registry: Registry, key: QueueKey, group: list[Player]) -> RaceDriver:
-    """A race for a matched group: ``start: full``, no creator, the default time limit."""
-    variant, goal, pool = key
+def matched(registry: Registry, key: QueueKey, group: list[Player], drawn: Drawn | None = None) -> RaceDriver:
+    """A race for a matched group: ``start: full``, no creator, the default time limit; on ``drawn``
+    (a winnable deal) when the queue asked for one."""
+    variant, goal, pool, deals = key
+    assert (deals == "winnable") == (drawn is not None), key
     rules = RaceRules(variant, goal, len(group), registry.config.default_time_limit, pool, "full")  # type: ignore[arg-type]
-    driver = registry.new(rules, None)
+    driver = registry.new(rules, None, drawn)
     log.info("queue matched %s into race %s", ", ".join(p.name for p in group), driver.id)
     for p in group:
         p.queued = None

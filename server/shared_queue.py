@@ -9,6 +9,10 @@ the race's node, where their session is good, and their seat waits for them. The
 those of :mod:`server.matchmaking`: ``queue_seats`` at once, or two or more once the person
 who has waited longest has waited ``queue_wait``; house players fill seats and never make a
 race alone, whichever node they wait on.
+
+A winnable queue (``deals: "winnable"``, its store name ends in ``:winnable``) is matched by a
+node only once that node holds a winnable deal for it (its own :class:`~server.winnable.Reserve`,
+drawn as soon as the node sees the queue): the group's race is made on that deal.
 """
 
 from __future__ import annotations
@@ -25,12 +29,19 @@ from .matchmaking import QueueKey, matched
 from .nodes import Cluster
 from .registry import Registry
 from .store import StoreDown
+from .winnable import Drawn, Reserve
 
 log = logging.getLogger("terrace.server")
 
 
 def queue_name(key: QueueKey) -> str:
-    return ":".join(key)
+    """The store's name of a queue: ``variant:goal:pool``, and ``:winnable`` for winnable deals."""
+    return ":".join(key if key[3] == "winnable" else key[:3])
+
+
+def queue_key(name: str) -> QueueKey:
+    variant, goal, pool, *deals = name.split(":", 3)
+    return variant, goal, pool, deals[0] if deals else "any"
 
 
 class SharedQueue:
@@ -41,8 +52,15 @@ class SharedQueue:
         self.cluster = cluster
         self.store = cluster.store
         self._due = asyncio.Event()  # someone queued here: look for a group now
+        self._listed: set[object] = set()  # the queues someone waited in when last looked
         # how often every node looks: often enough that a group waits little past queue_wait
         self.every = max(0.05, min(0.25, config.queue_wait / 3))
+        self.reserve = Reserve(
+            registry.searches.executor,
+            config.winnable_seconds,
+            wanted=lambda key: key in self._listed,  # someone waits there, on some node
+            ready=lambda key: self._due.set(),
+        )
 
     async def put(self, player: Player, key: QueueKey, house: bool) -> int:
         # the session's hash: the node that seats the player knows it by it (and saves it with the
@@ -51,6 +69,9 @@ class SharedQueue:
         waiting = {**player.public(), "node": self.cluster.node, "session_hash": session}
         position = await self.store.queue_put(queue_name(key), dict(waiting), house)
         player.queued = key
+        if key[3] == "winnable":
+            self._listed.add(key)
+            self.reserve.want(key, key[0])
         self._due.set()
         return position
 
@@ -73,16 +94,22 @@ class SharedQueue:
                 log.exception("matching failed")
 
     async def match(self) -> None:
-        for name in await self.store.queues():
-            key: QueueKey = tuple(name.split(":", 2))  # type: ignore[assignment]
-            while group := await self.store.queue_match(
-                name, self.config.queue_seats, self.config.queue_wait
-            ):
-                self._seat(key, group)
+        names = await self.store.queues()
+        self._listed = {queue_key(name) for name in names}
+        for name in names:
+            key = queue_key(name)
+            winnable = key[3] == "winnable"
+            while not winnable or self.reserve.has(key):
+                group = await self.store.queue_match(name, self.config.queue_seats, self.config.queue_wait)
+                if not group:
+                    break
+                self._seat(key, group, self.reserve.take(key, key[0]) if winnable else None)
+            if winnable and not self.reserve.has(key):
+                self.reserve.want(key, key[0])  # whoever waits there, on any node, races on it
 
-    def _seat(self, key: QueueKey, group: list[dict[str, Any]]) -> None:
+    def _seat(self, key: QueueKey, group: list[dict[str, Any]], drawn: Drawn | None = None) -> None:
         players = [self.accounts.restore(p) for p in group]
-        driver = matched(self.registry, key, players)
+        driver = matched(self.registry, key, players, drawn)
         elsewhere = [str(p["id"]) for p in group if p.get("node") != self.cluster.node]
         if elsewhere:
             self.cluster.tell(

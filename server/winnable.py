@@ -9,18 +9,32 @@ connection answers its requests in order, so it waits for its ``created``. After
 that time with no proven deal the create is refused with ``no_winnable_deal``
 and nothing is made. The race then commits to the seed as any race does, and its
 record carries the solver's line as ``solution``, which ``terrace.audit`` replays.
+
+Matchmaking (``queue {deals: "winnable"}``) keeps a :class:`Reserve`: one deal drawn
+ahead for each winnable queue, from the moment someone first queues in it. A due group
+takes the deal and its race starts like any other; the next deal for that queue is drawn
+at once, so the next group finds it ready (one deal kept per queue: a few dozen at most).
+A group that is due before its deal is ready waits in the queue for it (players may
+still ``unqueue``); a draw that proves nothing within ``winnable_seconds`` is followed
+by another for as long as someone waits. The reserve draws one deal at a time, in one
+worker process, so the others stay free for the lost search of live races.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
+from collections.abc import Callable, Hashable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from terrace import new_game
 from terrace.solve import WON, solve
+from terrace.versions import RULES_VERSION
+
+log = logging.getLogger("terrace.server")
 
 NODES_PER_SEED = 40_000  # about a second of search per seed on one core
 
@@ -48,3 +62,62 @@ async def draw_winnable(executor: Executor, variant: str, rules_version: int, se
     """:func:`draw` in ``executor``, awaited without holding the event loop."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(executor, draw, variant, rules_version, seconds)
+
+
+class Reserve:
+    """A winnable deal drawn ahead for each winnable queue (see the module docstring).
+
+    ``wanted(key)``: whether anyone still waits in the queue (a draw that proved nothing is
+    tried again only then). ``ready(key)`` is called on the event loop when a deal for ``key``
+    is drawn.
+    """
+
+    def __init__(
+        self,
+        executor: Executor,
+        seconds: float,
+        wanted: Callable[[Hashable], bool],
+        ready: Callable[[Hashable], None],
+    ) -> None:
+        self.executor = executor
+        self.seconds = seconds
+        self._wanted = wanted
+        self._ready = ready
+        self._deals: dict[Hashable, Drawn] = {}
+        self._drawing: dict[Hashable, asyncio.Task[None]] = {}
+        self._one_draw = asyncio.Semaphore(1)  # one worker at most: the others serve live races
+
+    def has(self, key: Hashable) -> bool:
+        return key in self._deals
+
+    def want(self, key: Hashable, variant: str) -> None:
+        """Start drawing a deal for ``key`` unless one is ready or being drawn."""
+        if key in self._deals or key in self._drawing:
+            return
+        task = asyncio.get_running_loop().create_task(self._draw(key, variant))
+        self._drawing[key] = task
+        task.add_done_callback(lambda t: self._drawing.pop(key) if self._drawing.get(key) is t else None)
+
+    def take(self, key: Hashable, variant: str) -> Drawn | None:
+        """The ready deal for ``key`` (None if there is none); the next one is drawn at once."""
+        drawn = self._deals.pop(key, None)
+        if drawn is not None:
+            self.want(key, variant)
+        return drawn
+
+    async def _draw(self, key: Hashable, variant: str) -> None:
+        while True:
+            try:
+                async with self._one_draw:
+                    drawn = await draw_winnable(self.executor, variant, RULES_VERSION, self.seconds)
+            except Exception:  # a broken pool (the server stopping): nothing to hand out
+                log.exception("drawing a winnable deal for the queue %s failed", key)
+                return
+            if drawn is not None:
+                self._drawing.pop(key, None)  # done: taking this deal may start the next draw
+                self._deals[key] = drawn
+                self._ready(key)
+                return
+            if not self._wanted(key):
+                return
+            log.info("no winnable deal proven for the queue %s within %g s; drawing again", key, self.seconds)

@@ -16,7 +16,20 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from .vocab import BoardName, Entry, Finish, Goal, Kind, Period, Pool, RaceState, StartMode, Status, Topic
+from .vocab import (
+    BoardName,
+    DealsMode,
+    Entry,
+    Finish,
+    Goal,
+    Kind,
+    Period,
+    Pool,
+    RaceState,
+    StartMode,
+    Status,
+    Topic,
+)
 
 View = dict[str, Any]  # the engine's view (docs/ENGINE.md, "Views"): its shape depends on the variant
 
@@ -156,9 +169,9 @@ class Create(TypedDict):
 
 
 class RaceRequest(TypedDict):
-    """``join``, ``leave``, ``start``, ``resign``, ``spectate``, ``unspectate``, ``record``."""
+    """``join``, ``leave``, ``start``, ``resign``, ``spectate``, ``unspectate``, ``record``, ``analysis``."""
 
-    type: Literal["join", "leave", "start", "resign", "spectate", "unspectate", "record"]
+    type: Literal["join", "leave", "start", "resign", "spectate", "unspectate", "record", "analysis"]
     id: NotRequired[int]
     race: str
 
@@ -170,6 +183,7 @@ class Queue(TypedDict):
     goal: NotRequired[Goal]
     pool: NotRequired[Entry]
     house: NotRequired[bool]
+    deals: NotRequired[DealsMode]
 
 
 class Move(TypedDict):
@@ -264,6 +278,7 @@ class Queued(TypedDict):
     pool: Entry
     house: bool
     position: int
+    deals: NotRequired[DealsMode]  # present when the queue asked for winnable deals
 
 
 class Moved(TypedDict):
@@ -320,6 +335,41 @@ class Pong(TypedDict):
     type: Literal["pong"]
     re: NotRequired[int]
     time: int
+
+
+class GameHindsight(TypedDict):
+    """One player's game in an ``analysis``: see :class:`terrace.solve.hindsight.Hindsight`."""
+
+    player: PlayerInfo
+    moves: int
+    deal: Literal["won", "lost", "unknown"]
+    verdict: Literal["won", "lost_by_move", "stopped_winnable", "lost_from_deal", "unknown"]
+    last_winnable: int | None
+    first_lost: int | None
+    losing_move: int | None
+    continuation: list[str]
+    nodes: int
+    probes: int
+
+
+class AnalysisAnswer(TypedDict):
+    """Hindsight on a finished race: each game seen with the stock known."""
+
+    type: Literal["analysis"]
+    re: NotRequired[int]
+    race: str
+    hindsight: Literal[True]
+    budget: dict[str, int]  # nodes per position asked about, positions asked about per game
+    players: list[GameHindsight]
+
+
+class Analysing(TypedDict):
+    """The analysis is being made: ask again after ``retry_after`` seconds."""
+
+    type: Literal["analysing"]
+    re: NotRequired[int]
+    race: str
+    retry_after: int
 
 
 class Error(TypedDict):
@@ -390,6 +440,8 @@ Answer = (
     | Spectating
     | Subscribed
     | RecordAnswer
+    | AnalysisAnswer
+    | Analysing
     | Leaderboard
     | Pong
     | Error

@@ -74,6 +74,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "goal": Field(str, choices=GOALS),
         "pool": Field(str, choices=ENTRIES),
         "house": Field(bool),
+        "deals": Field(str, choices=DEALS_MODES),
     },
     "unqueue": {},
     "move": {"race": _ID, "seq": Field(int, True, low=0, high=2**31), "move": Field(str, True, high=64)},
@@ -83,6 +84,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "subscribe": {"topic": Field(str, True, choices=TOPICS)},
     "unsubscribe": {"topic": Field(str, True, choices=TOPICS)},
     "record": {"race": _ID},
+    "analysis": {"race": _ID},
     "leaderboard": {
         "board": Field(str, True, choices=BOARDS),
         "variant": Field(str, True, choices=tuple(VARIANTS)),

@@ -4,6 +4,7 @@
 import { drawBoard } from "./board.js";
 import { clock, el, message, standingsTable, who } from "./ui.js";
 import { verify } from "./verify.js";
+import { gameOf, hindsightPanel, markerAt, watchHindsight } from "./hindsight.js";
 
 export function mount(main, raceId, conn) {
   const head = el("div", { class: "racehead" });
@@ -29,7 +30,7 @@ export function mount(main, raceId, conn) {
     clearInterval(timer);
     const a = await conn.request("record", { race: raceId });
     if (a.type === "error") return message(body, a.code === "no_race" ? "There is no race with this id." : a.message, "error");
-    replay(head, body, a.race);
+    replay(head, body, a.race, conn);
   };
 
   conn.on("race", (m) => { if (m.race.id === raceId) { summary = m.race; if (!finished) live(); } });
@@ -50,7 +51,7 @@ export function mount(main, raceId, conn) {
   };
 }
 
-async function replay(head, body, record) {
+async function replay(head, body, record, conn) {
   const results = record.results;
   head.replaceChildren(
     el("p", {}, `${record.variant} · goal ${record.goal} · finished · ${results.length} player${results.length > 1 ? "s" : ""}`),
@@ -63,14 +64,14 @@ async function replay(head, body, record) {
     el("ul", {}, checked.checks.map((c) => el("li", { class: c.ok ? "ok" : "bad", text: `${c.ok ? "✓" : "✗"} ${c.text}` }))));
   if (!checked.games.length) return;
 
-  let step = 0;
+  let step = 0, analysis = null;
   const most = Math.max(...checked.games.map((g) => g.views.length - 1));
   const sides = [0, Math.min(1, checked.games.length - 1)];
   const slider = el("input", { type: "range", id: "step", min: 0, max: most, value: 0, "aria-label": "move number" });
   const boards = el("div", { class: "sides" });
   const draw = () => {
     slider.value = step;
-    boards.replaceChildren(...sides.map((g, i) => side(checked.games, g, step, (n) => { sides[i] = n; draw(); })));
+    boards.replaceChildren(...sides.map((g, i) => side(checked.games, g, step, (n) => { sides[i] = n; draw(); }, analysis)));
     counter.textContent = `move ${step} of ${most}`;
   };
   const counter = el("span", { id: "counter", "aria-live": "polite" });
@@ -88,17 +89,25 @@ async function replay(head, body, record) {
     const to = { ArrowRight: step + 1, ArrowLeft: step - 1, Home: 0, End: most }[e.key];
     if (to !== undefined && e.target !== slider) { e.preventDefault(); go(to); }
   });
-  body.append(el("h2", { text: "The race, move by move" }), el("p", { class: "hint", text: "← → step through the moves, Home and End jump; pick a player for each side." }), controls, boards);
+  const lost = el("section", { id: "hindsight", class: "hindsight", "aria-live": "polite" }, el("p", { class: "hint", text: "asking the server where each game was lost (hindsight)…" }));
+  body.append(el("h2", { text: "The race, move by move" }), el("p", { class: "hint", text: "← → step through the moves, Home and End jump; pick a player for each side." }), controls, boards, lost);
   draw();
+  watchHindsight(conn, record.id, (a) => {
+    analysis = a;
+    lost.replaceWith(hindsightPanel(a, go));
+    draw();
+  }, (why) => lost.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })));
 }
 
-function side(games, g, step, choose) {
+function side(games, g, step, choose, analysis) {
   const game = games[g];
   const at = Math.min(step, game.views.length - 1);
   const picker = el("select", { "aria-label": "player shown", onchange: (e) => choose(Number(e.target.value)) },
     games.map((x, i) => el("option", { value: i, selected: i === g, text: `${x.row.place ?? "–"}. ${x.player.name}` })));
   const last = at > 0 ? game.moves[at - 1] : "deal";
+  const mark = markerAt(gameOf(analysis, game.player), at);
   return el("div", { class: "side", "data-player": game.player.name },
-    el("div", { class: "sidehead" }, picker, el("span", { class: "lastmove", text: ` ${at}/${game.views.length - 1}: ${last}${at === game.views.length - 1 ? ` · ${game.row.finish}` : ""}` })),
+    el("div", { class: "sidehead" }, picker, el("span", { class: "lastmove", text: ` ${at}/${game.views.length - 1}: ${last}${at === game.views.length - 1 ? ` · ${game.row.finish}` : ""}` }),
+      mark ? el("span", { class: "lostmark", role: "note", text: ` ⚑ ${mark}` }) : ""),
     drawBoard(game.views[at]));
 }

@@ -57,6 +57,7 @@ class Account:
 Rating = tuple[float, float]  # mu, sigma
 
 APPLIED_TTL = 30 * 86_400  # seconds a race stays marked as applied: far longer than any retry
+ANALYSIS_TTL = 30 * 86_400  # seconds Redis keeps a finished race's hindsight analysis
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,14 @@ class Store(Protocol):
     async def recent_records(self, n: int) -> list[dict[str, Any]]:
         """The newest ``n`` records, newest first."""
         ...
+
+    # ----- hindsight analyses of finished races (server.hindsight)
+    async def save_analysis(self, race_id: str, analysis: Mapping[str, Any]) -> None:
+        """Keep a finished race's analysis beside its record (it goes when the record goes, or
+        after ``ANALYSIS_TTL`` seconds in Redis)."""
+        ...
+
+    async def analysis(self, race_id: str) -> dict[str, Any] | None: ...
 
     # ----- leaderboards
     async def board_put(

@@ -72,6 +72,7 @@ class MemoryStore:
         self._leases: dict[str, tuple[str, float]] = {}  # race id -> (node, clock() expiry)
         self._shared: dict[str, dict[str, bytes]] = {}  # race id -> part -> data
         self._listeners: set[asyncio.Queue[bytes]] = set()
+        self._analyses: dict[str, bytes] = {}  # race id -> its hindsight analysis (packed)
 
     # ----- accounts
 
@@ -128,6 +129,18 @@ class MemoryStore:
         if n <= 0:
             return []
         return list(self._records.values())[-n:][::-1]
+
+    # ----- hindsight analyses
+
+    async def save_analysis(self, race_id: str, analysis: Mapping[str, Any]) -> None:
+        for gone in [r for r in self._analyses if r not in self._records]:
+            del self._analyses[gone]  # their records were evicted
+        if race_id in self._records:
+            self._analyses[race_id] = pack(analysis)
+
+    async def analysis(self, race_id: str) -> dict[str, Any] | None:
+        kept = self._analyses.get(race_id)
+        return None if kept is None or race_id not in self._records else dict(unpack(kept))
 
     # ----- boards
 

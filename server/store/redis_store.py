@@ -24,6 +24,8 @@ key                                        type    content
 ``{rec}:records``                          zset    race ids of kept records, score = save
                                                    sequence; trimmed to ``keep_records``
 ``{rec}:record-seq``                       string  counter behind the ``records`` scores
+``{rec}:analysis:<race id>``               string  the race's hindsight analysis (server.hindsight);
+                                                   expires after ``ANALYSIS_TTL``
 ``{lb}:board:<board>``                     zset    member -> score; ZADD (GT / LT) or ZINCRBY,
                                                    EXPIRE for boards with a ttl
 ``{lb}:rating:<pool>:<variant>``           hash    player id -> [mu, sigma]
@@ -84,6 +86,7 @@ from redis.backoff import ExponentialBackoff
 from .. import names
 from .acked import AckedWrites, EvalScript, Script
 from .base import (
+    ANALYSIS_TTL,
     APPLIED_TTL,
     Account,
     BoardMode,
@@ -288,6 +291,17 @@ class RedisStore:
                 [self._tag("rec", "record", _s(i)) for i in ids]
             )
         return [dict(unpack(_b(d))) for d in datas if d is not None]
+
+    # ----- hindsight analyses
+
+    async def save_analysis(self, race_id: str, analysis: Mapping[str, Any]) -> None:
+        with _guard():
+            await self._r.set(self._tag("rec", "analysis", race_id), pack(analysis), ex=ANALYSIS_TTL)
+
+    async def analysis(self, race_id: str) -> dict[str, Any] | None:
+        with _guard():
+            data: bytes | str | None = await self._r.get(self._tag("rec", "analysis", race_id))
+        return None if data is None else dict(unpack(_b(data)))
 
     # ----- boards
 

@@ -72,7 +72,10 @@ async def test_house_bots_wait_in_each_variant_given(server: RaceServer) -> None
             await asyncio.sleep(0.05)
             if len(server.matchmaking.queues) == 2:
                 break
-        assert sorted(server.matchmaking.queues) == [("louis", "clear", "all"), ("terrace", "terrace", "all")]
+        assert sorted(server.matchmaking.queues) == [
+            ("louis", "clear", "all", "any"),
+            ("terrace", "terrace", "all", "any"),
+        ]
         names = sorted(p.name for w in server.matchmaking.queues.values() for p in w.players)
         assert names == ["house-greedy-1-louis", "house-greedy-1-terrace"]
     finally:

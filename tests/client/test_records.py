@@ -34,7 +34,11 @@ def console() -> tuple[Console, io.StringIO]:
 
 
 def ns(server: RaceServer, **fields: Any) -> argparse.Namespace:
-    base: dict[str, Any] = {"server": server.url, "json": False}
+    base: dict[str, Any] = {
+        "server": server.url,
+        "json": False,
+        "no_hindsight": True,
+    }  # see test_replay_hindsight
     return argparse.Namespace(**{**base, **fields})
 
 

@@ -125,7 +125,9 @@ async def test_replay_steps_through_a_finished_race_one_player_at_a_time(
     await bob.request("resign", race=race)
     await alice.wait("finished")
 
-    child = _spawn("replay", race, "--server", server.url)
+    child = _spawn(
+        "replay", race, "--server", server.url, "--no-hindsight"
+    )  # hindsight: test_replay_hindsight
     await _expect(child, "alice")
     await _expect(child, "the deal \\(2 moves to come\\)")
     await _expect(child, "quit >")

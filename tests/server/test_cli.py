@@ -88,6 +88,8 @@ def test_every_setting_has_its_environment_variable() -> None:
         "winnable_seconds": 3.5,
         "restore_budget": 0.5,
         "memory_sessions": 50,
+        "analysis_nodes": 9_000,
+        "analysis_probes": 6,
         "session_ttl": 600.0,
         "redis_mode": "cluster",
         "redis_replica_acks": 1,
@@ -155,6 +157,8 @@ LIMITS = [
     "--max-pending",
     "--max-seats",
     "--max-time-limit",
+    "--analysis-nodes",
+    "--analysis-probes",
 ]
 
 

@@ -180,6 +180,15 @@ async def test_saving_a_record_again_replaces_it_in_place(store: Store) -> None:
     assert [r["id"] for r in await store.recent_records(5)] == ["r-2", "r-1", "r-0"]
 
 
+async def test_an_analysis_is_kept_beside_its_record(store: Store) -> None:
+    await store.save_record(rec(1))
+    assert await store.analysis("r-1") is None
+    analysis = {"players": [{"player": {"id": "p1"}, "losing_move": 178, "continuation": ["S-W", "W-F1"]}]}
+    await store.save_analysis("r-1", analysis)
+    assert await store.analysis("r-1") == analysis
+    assert await store.analysis("r-2") is None
+
+
 # ----- boards ------------------------------------------------------------------------
 
 

@@ -1,0 +1,58 @@
+// Hindsight on a finished race: the server's `analysis` (each game looked at again with the stock
+// known, which no player saw): where it was last winnable, the move that lost it, the win from there.
+// The server makes it in its workers; while it does, it answers `analysing` and this page asks again.
+import { el } from "./ui.js";
+
+// Asks for the race's analysis until it is made; calls `ready(analysis)` once, or `failed(message)`.
+export function watchHindsight(conn, raceId, ready, failed) {
+  let stopped = false;
+  const ask = async () => {
+    if (stopped) return;
+    const a = await conn.request("analysis", { race: raceId });
+    if (stopped) return;
+    if (a.type === "analysis") return ready(a);
+    if (a.type === "analysing") return setTimeout(ask, (a.retry_after || 1) * 1000);
+    failed(a.message || "no analysis");
+  };
+  ask();
+  return () => { stopped = true; };
+}
+
+export function gameOf(analysis, player) {
+  if (!analysis) return null;
+  return analysis.players.find((g) => g.player.id === player.id) || null;
+}
+
+// What to show beside a side's move counter at step `at` (moves played), or "".
+export function markerAt(game, at) {
+  if (!game || at === 0) return "";
+  if (game.losing_move !== null && at === game.losing_move + 1) return "this move lost it (hindsight)";
+  if (game.verdict === "unknown" && game.last_winnable !== null && at === game.last_winnable) return "last position proven winnable (hindsight)";
+  return "";
+}
+
+function sentence(g) {
+  switch (g.verdict) {
+    case "won": return "won.";
+    case "lost_by_move": return `winnable until move ${g.losing_move + 1}; that move lost it (proven).`;
+    case "stopped_winnable": return "still winnable when the game ended: no move lost it.";
+    case "lost_from_deal": return "the deal was lost from the start.";
+    default:
+      if (g.last_winnable === null) return "undecided: no position was proven winnable within the budget.";
+      return `winnable after move ${g.last_winnable}; the move that lost it lies between move ${g.last_winnable + 1} and ${g.first_lost !== null ? `move ${g.first_lost}` : "the end"} (undecided).`;
+  }
+}
+
+// The panel: one line per game, a button to the move that lost it, and the win the player missed.
+export function hindsightPanel(analysis, jump) {
+  return el("section", { id: "hindsight", class: "hindsight" },
+    el("h2", { text: "Where was it lost" }),
+    el("p", { class: "hint", text: "Hindsight: the server's solver looked at each game again with the stock known, which no player saw. It claims only what it proved." }),
+    el("ul", {}, analysis.players.map((g) => el("li", { "data-player": g.player.name },
+      el("strong", { text: g.player.name }), `: ${sentence(g)} `,
+      g.losing_move !== null ? el("button", { type: "button", class: "jump", onclick: () => jump(g.losing_move + 1), text: `show move ${g.losing_move + 1}` }) : "",
+      g.continuation.length && g.last_winnable !== null
+        ? el("details", {}, el("summary", { text: `a win from ${g.last_winnable === 0 ? "the deal" : `after move ${g.last_winnable}`} (${g.continuation.length} moves)` }),
+          el("p", { class: "line", text: g.continuation.join(" ") }))
+        : ""))));
+}

@@ -1,0 +1,124 @@
+"""terrace.solve.hindsight: the move that lost a winnable game, a won game, a spent budget that
+claims nothing it did not prove, a game stopped while still winnable, a record's every player."""
+
+from __future__ import annotations
+
+import pytest
+
+import terrace
+from terrace.errors import ReplayError
+from terrace.solve import LOST, UNKNOWN, WON, Solution, check_line, solve
+from terrace.solve.hindsight import Plan, analyse_game, analyse_record
+
+from .games import LOST_AT_189, SEED
+
+
+def test_names_the_move_that_lost_a_winnable_game() -> None:
+    h = analyse_game("terrace", SEED, LOST_AT_189)
+    assert (h.deal, h.verdict, h.won) == (WON, "lost_by_move", False)
+    assert (h.last_winnable, h.losing_move, h.first_lost) == (189, 189, 190)
+    assert LOST_AT_189[h.losing_move] == "1-F2"
+    before = terrace.replay("terrace", SEED, LOST_AT_189[:189])
+    assert check_line(before, h.continuation)  # the win the player missed, from just before the move
+    after = terrace.replay("terrace", SEED, LOST_AT_189[:190])
+    assert solve(after).verdict == LOST  # the claim holds when asked again
+    assert "move 190" in h.describe()
+    assert "lost_by_move" in repr(h) and "losing_move=189" in repr(h)
+
+
+def test_a_won_game_has_no_losing_move() -> None:
+    line = solve(terrace.new_game("terrace", SEED)).moves
+    h = analyse_game("terrace", SEED, line)
+    assert (h.won, h.verdict, h.deal) == (True, "won", WON)
+    assert (h.losing_move, h.first_lost, h.last_winnable, h.continuation) == (None, None, len(line), ())
+    assert (h.probes, h.nodes) == (1, 1)  # the end is asked about first: a won game costs nothing more
+
+
+def test_a_spent_budget_says_unknown_and_claims_nothing_unproven() -> None:
+    h = analyse_game("terrace", SEED, LOST_AT_189, nodes=50)
+    assert h.verdict == "unknown" and h.losing_move is None
+    # whatever it did prove agrees with the generous answer: winnable up to 189, lost from 190
+    assert h.last_winnable is None or h.last_winnable <= 189
+    assert h.first_lost is None or h.first_lost >= 190
+    assert h.probes <= 12
+    assert h.to_dict()["verdict"] == "unknown"
+
+
+def test_few_probes_leave_the_move_undecided_between_what_was_proven() -> None:
+    h = analyse_game("terrace", SEED, LOST_AT_189, probes=1)  # only the end is asked about
+    assert h.probes == 1 and h.first_lost == len(LOST_AT_189) and h.last_winnable is None
+    assert h.losing_move is None and h.deal == "unknown"
+
+
+def test_a_game_stopped_while_still_winnable_was_not_lost_by_a_move() -> None:
+    moves = LOST_AT_189[:100]  # resigned, or out of time, here
+    h = analyse_game("terrace", SEED, moves)
+    assert (h.verdict, h.last_winnable, h.losing_move, h.first_lost) == ("stopped_winnable", 100, None, None)
+    assert check_line(terrace.replay("terrace", SEED, moves), h.continuation)
+
+
+def test_the_same_game_and_budget_give_the_same_answer() -> None:
+    a = analyse_game("terrace", SEED, LOST_AT_189, nodes=5_000)
+    b = analyse_game("terrace", SEED, LOST_AT_189, nodes=5_000)
+    assert a == b
+
+
+def test_a_move_list_that_does_not_replay_is_refused() -> None:
+    with pytest.raises(ReplayError) as caught:
+        analyse_game("terrace", SEED, ["3-F1", "9-F9"])
+    assert caught.value.index == 1
+
+
+def test_a_record_is_analysed_player_by_player() -> None:
+    record = {
+        "variant": "terrace",
+        "seed": SEED.hex(),
+        "rules_version": terrace.RULES_VERSION,
+        "results": [
+            {"player": {"id": "p1", "name": "Ann"}, "move_list": LOST_AT_189},
+            {"player": {"id": "p2", "name": "Ben"}, "move_list": LOST_AT_189[:100]},
+        ],
+    }
+    (ann, ha), (ben, hb) = analyse_record(record)
+    assert (ann["name"], ha.losing_move) == ("Ann", 189)
+    assert (ben["name"], hb.verdict) == ("Ben", "stopped_winnable")
+
+
+def test_budgets_below_one_are_refused() -> None:
+    with pytest.raises(ValueError):
+        analyse_game("terrace", SEED, [], nodes=0)
+
+
+def test_the_plan_asks_the_end_the_deal_then_halves_and_follows_the_players_line() -> None:
+    moves = ["a", "b", "c", "d", "e", "f", "g", "h"]  # the plan never plays them: only compares
+    plan = Plan(moves, probes=12)
+    assert plan.next() == 8
+    plan.tell(8, Solution(LOST, (), 1, 0.0))
+    assert plan.next() == 0
+    plan.tell(0, Solution(WON, ("a", "b", "x", "y"), 10, 0.0))  # the player followed it for two moves
+    assert plan.lines[2] == ("x", "y")  # so position 2 is winnable without asking
+    assert plan.next() == 5  # the middle of 3..7
+    plan.tell(5, Solution(UNKNOWN, (), 100, 0.0))
+    assert plan.next() == 6  # the middle of what is open and not undecided: 3, 4, 6, 7
+    plan.tell(6, Solution(LOST, (), 5, 0.0))
+    assert plan.next() == 4
+    plan.tell(4, Solution(UNKNOWN, (), 100, 0.0))
+    assert plan.next() == 3
+    plan.tell(3, Solution(WON, ("y",), 7, 0.0))
+    assert plan.next() is None  # nothing open between 3 and 6 but the undecided 4 and 5
+    h = plan.result()
+    assert (h.verdict, h.last_winnable, h.first_lost, h.losing_move) == ("unknown", 3, 6, None)
+    assert (h.nodes, h.probes, h.continuation) == (223, 6, ("y",))
+
+
+def test_the_plan_stops_at_its_probe_budget_and_when_the_end_is_winnable() -> None:
+    plan = Plan(["a", "b"], probes=1)
+    plan.tell(plan.next() or 0, Solution(UNKNOWN, (), 9, 0.0))
+    assert plan.next() is None and plan.result().verdict == "unknown"
+    ended = Plan(["a", "b"])
+    assert ended.next() == 2
+    ended.tell(2, Solution(WON, ("c",), 3, 0.0))
+    assert ended.next() is None  # every earlier position is winnable too
+    assert ended.result().verdict == "stopped_winnable"
+    with pytest.raises(ValueError):
+        Plan([], probes=0)
