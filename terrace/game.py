@@ -21,7 +21,7 @@ the position representation and its undo, which must stay in step.
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from .cards import NAME
@@ -142,7 +142,7 @@ class Game:
         if self._status is None:
             if self._won():
                 self._status = "won"
-            elif any(self._is_progress(m) for m in self._legal_pairs()):
+            elif self._any_progress(self._legal_names().values()):
                 self._status = "playing"
             else:
                 self._status = self._short_search(budget) or self._memo.get(self.position_key())
@@ -253,6 +253,10 @@ class Game:
     def _won(self) -> bool:
         return self.score == 104
 
+    def _any_progress(self, moves: Iterable[Move]) -> bool:
+        """Whether any of ``moves`` is a progress move (engines may inline :meth:`_is_progress`)."""
+        return any(self._is_progress(m) for m in moves)
+
     def _search_places(self) -> tuple[Sequence[int], Sequence[int]]:
         """Places shuffle moves touch: (interchangeable ones, ones whose identity matters)."""
         raise NotImplementedError
@@ -261,7 +265,8 @@ class Game:
 
     def _legal_names(self) -> dict[str, Move]:
         if self._legal is None:
-            self._legal = {self.move_name(m): m for m in self._generate()}
+            name = self.move_name
+            self._legal = {name(m): m for m in self._generate()}
         return self._legal
 
     def _legal_pairs(self) -> Sequence[Move]:
@@ -352,7 +357,7 @@ class Game:
         if self._won():
             return "won"
         legal = self._legal_pairs()
-        if any(self._is_progress(m) for m in legal):
+        if self._any_progress(legal):
             return "playing"
         short = self._short_search(QUICK_SEARCH)
         if short is not None:
@@ -423,7 +428,7 @@ class Game:
             seen.add(key)
             path.append(move)
             moves = self._generate()
-            if any(self._is_progress(m) for m in moves):
+            if self._any_progress(moves):
                 result = True
                 break
             if len(seen) >= limit:
