@@ -404,12 +404,12 @@ class Game:
 
         # The loop below runs some ten times per position: relocating is written out inline
         # (a function call per relocation was a third of the search), with the markers in a list.
-        mark = [marker.get(place, 0) for place in range(len(places))]
+        marks = [marker.get(place, 0) for place in range(len(places))]
 
         def relocate(src: int, dst: int) -> None:
             card = places[src].pop()
             pile = places[dst]
-            below[card] = mark[dst] or (pile[-1] if pile else 255)
+            below[card] = marks[dst] or (pile[-1] if pile else 255)
             pile.append(card)
 
         seen = {bytes(below)}
@@ -428,12 +428,12 @@ class Game:
             src, dst = move
             from_pile, to_pile = places[src], places[dst]
             card = from_pile.pop()
-            below[card] = mark[dst] or (to_pile[-1] if to_pile else 255)
+            below[card] = marks[dst] or (to_pile[-1] if to_pile else 255)
             to_pile.append(card)
             key = bytes(below)
             if key in seen:  # put it back
                 to_pile.pop()
-                below[card] = mark[src] or (from_pile[-1] if from_pile else 255)
+                below[card] = marks[src] or (from_pile[-1] if from_pile else 255)
                 from_pile.append(card)
                 continue
             seen.add(key)
