@@ -101,6 +101,7 @@ from .scripts import (
     LEASE_RENEW,
     LEASE_TAKE,
     LOG_APPEND,
+    LOG_APPEND_INDEXED,
     QUEUE_MATCH,
     QUEUE_PUT,
     QUEUE_TAKE,
@@ -177,6 +178,8 @@ class RedisStore:
         self._lease_renew = self._script(LEASE_RENEW, cluster)
         self._apply_race = self._script(APPLY_RACE, cluster)
         self._log_append = self._script(LOG_APPEND, cluster)
+        # one Redis: a move's append (index, lease check, log) is one round trip
+        self._log_append_indexed = None if cluster else self._script(LOG_APPEND_INDEXED, cluster)
         self._queue_put = self._script(QUEUE_PUT, cluster)
         self._queue_take = self._script(QUEUE_TAKE, cluster)
         self._queue_match = self._script(QUEUE_MATCH, cluster)
@@ -420,6 +423,17 @@ class RedisStore:
     async def log_append(self, race_id: str, entry: dict[str, Any], owner: str | None = None) -> None:
         keys = [self._race(race_id, "log"), self._race(race_id, "lease")]
         args: list[Any] = [owner or "", pack(entry)]
+        if self._log_append_indexed is not None:
+            keys.append(self._k("live"))
+            args.append(race_id)
+            with _guard():
+                if self._acked is not None:
+                    holder = await self._acked.run(self._log_append_indexed, keys, args)
+                else:
+                    holder = await self._log_append_indexed(keys=keys, args=args)
+            if holder:
+                raise NotOwner(race_id, _s(holder))
+            return
         with _guard():
             await self._r.sadd(self._k("live"), race_id)  # the index first: never a lost race
             if self._acked is not None:
