@@ -286,22 +286,27 @@ class FamilyGame(Game):
     # ----- views -----------------------------------------------------------------------
 
     def _board(self) -> dict[str, Any]:
+        # Once per move answered: names only for the places shown (the stock is a count).
         p = self._places
-        names = [[NAME[c] for c in pl] for pl in p]
+        base = self._base
         return {
             "variant": self.variant.id,
-            "phase": self.phase,
-            "base": None if self._base is None else RANKS[self._base - 1],
-            "terrace": names[T],
-            "foundations": {PLACE_NAMES[f]: names[f] for f in FOUNDATIONS},
-            "piles": {PLACE_NAMES[i]: names[i] for i in PILES},
-            "waste": names[W],
+            "phase": "choose-base" if base is None else "play",
+            "base": None if base is None else RANKS[base - 1],
+            "terrace": [NAME[c] for c in p[T]],
+            "foundations": {PLACE_NAMES[f]: [NAME[c] for c in p[f]] for f in FOUNDATIONS},
+            "piles": {PLACE_NAMES[i]: [NAME[c] for c in p[i]] for i in PILES},
+            "waste": [NAME[c] for c in p[W]],
             "stock": len(p[S]),
             "recycles_left": self._recycles_left,
             "terrace_free": self._terrace_free(),
             "score": self.score,
-            "terrace_left": self.terrace_left,
+            "terrace_left": len(p[T]),
         }
+
+    @property
+    def score(self) -> int:
+        return sum(map(len, self._places[F1:]))  # the foundations are the last places
 
     def __str__(self) -> str:
         v = self.view()
