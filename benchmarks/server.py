@@ -1071,9 +1071,17 @@ def _med(values: list[float]) -> float:
 
 def ratios(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-round ratios and their medians."""
-    each: dict[str, list[float]] = {"game_echo": [], "game_echo_p99": [], "redis_memory": []}
+    each: dict[str, list[float]] = {
+        "game_echo": [],
+        "game_echo_p99": [],
+        "redis_memory": [],
+        "cpu_echo_game": [],
+    }
     for r in rounds:
         each["game_echo"].append(r["memory"]["per_s"] / r["echo"]["per_s"])
+        game_us, echo_us = cpu_us_per_answer(r["memory"]), cpu_us_per_answer(r["echo"])
+        if game_us and echo_us:
+            each["cpu_echo_game"].append(echo_us / game_us)
         each["game_echo_p99"].append(r["memory"]["p99_ms"] / r["echo"]["p99_ms"])
         if "redis" in r:
             each["redis_memory"].append(r["redis"]["per_s"] / r["memory"]["per_s"])
@@ -1084,12 +1092,21 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
+def cpu_us_per_answer(r: dict[str, Any]) -> float | None:
+    """Server CPU microseconds per answer: what an answer costs, whatever share of the cores the
+    server got (on a loaded machine the throughput says more about the neighbours)."""
+    if r["server_cpu"] is None or not r["per_s_mean"]:
+        return None
+    return float(r["server_cpu"] / r["per_s_mean"] * 1e6)
+
+
 def _row(name: str, players: int, r: dict[str, Any]) -> str:
     load = "/".join(f"{x:.1f}" for x in r["load_average"])
+    us = cpu_us_per_answer(r)
     return (
         f"{name:<26}{players:>8}{r['per_s']:>11,.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}"
         f"{r['max_ms']:>9.1f}{r['request_bytes']:>10,}{r['answer_bytes']:>10,}"
-        f"{_pct(r['server_cpu']):>9}{_pct(r['client_cpu']):>9}{load:>12}"
+        f"{_pct(r['server_cpu']):>9}{'-' if us is None else f'{us:.0f}':>8}{_pct(r['client_cpu']):>9}{load:>12}"
     )
 
 
@@ -1114,7 +1131,7 @@ def print_table(report: dict[str, Any]) -> None:
     print()
     head = (
         f"{'scenario':<26}{'players':>8}{'answers/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-        f"{'req B':>10}{'answer B':>10}{'srv CPU':>9}{'cli CPU':>9}{'load avg':>12}"
+        f"{'req B':>10}{'answer B':>10}{'srv CPU':>9}{'us/ans':>8}{'cli CPU':>9}{'load avg':>12}"
     )
     print(head)
     for i, r in enumerate(report["rounds"]):
@@ -1201,7 +1218,10 @@ def print_table(report: dict[str, Any]) -> None:
     ]
     if errors:
         print(f"WARNING: {len(errors)} error lines in the game servers' logs, the first: {errors[0]}")
-    print("(answers/s: median of per-second rates; CPU: share of one core; load avg: 1-minute, before/after)")
+    print(
+        "(answers/s: median of per-second rates; CPU: share of one core; us/ans: server CPU microseconds "
+        "per answer; load avg: 1-minute, before/after)"
+    )
     print(f"\ntotal time: {report['seconds']:.1f} s")
 
 
