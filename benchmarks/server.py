@@ -1,35 +1,42 @@
 #!/usr/bin/env python3
-"""Benchmark the race server: moves per second and move-answer latency under load.
+"""Benchmark the race server: moves per second, move-answer latency and CPU per answer, under load.
 
-Two scenarios, one after the other in the same run, each measured over the same
-window after a warm-up:
+One command measures every target of the server's speed, each scenario after the other in
+the same run (so ratios compare like with like on a shared machine), each over a window
+after a warm-up:
 
-- game: ``--players`` websocket clients (100) race over loopback against a real
-  ``terrace-server`` in its own process. Races are formed the way people form
-  them: a free player creates a race (``start: "full"``, ``--seats`` seats) and
-  the next free players join it. Each player plays a simple view-only policy
-  (a foundation move, else the stock, else any legal move that does not undo the
-  last one) as fast as the answers come, one move in flight, and goes straight
-  into a new race when its race is over for it (goal, stuck, or ``--race-moves``
-  moves and it resigns). Latency is from sending a ``move`` to receiving the
-  ``moved`` that answers it (``id``/``re``); pushes (``race``, ``standings``,
-  ...) arriving in between are read and skipped.
-- echo: the same number of clients doing request/answer round trips with a
-  bare websockets server in its own process (same transport settings, same
-  codec, no game), with frames of the median sizes of the game's ``move``
-  request and ``moved`` answer. The ratio game/echo shows what the game costs.
+- game, memory store: ``--players`` websocket clients (100) race over loopback against a
+  real ``terrace-server`` in its own process. Races are formed the way people form them: a
+  free player creates a race (``start: "full"``, ``--seats`` seats) and the next free players
+  join it. Each player plays a simple view-only policy (a foundation move, else the stock,
+  else any legal move that does not undo the last one) as fast as the answers come, one move
+  in flight, and goes straight into a new race when its race is over for it (goal, stuck, or
+  ``--race-moves`` moves and it resigns). Latency is from sending a ``move`` to receiving the
+  ``moved`` that answers it (``id``/``re``); pushes arriving in between are read and skipped.
+- echo: the same number of clients doing request/answer round trips with a bare websockets
+  server in its own process (same transport settings, codec and event loop, no game), with
+  frames of the median sizes of the game's ``move`` request and ``moved`` answer.
+- game, Redis store: the game again, on a private ``redis-server`` (free port, append-only
+  file, ``appendfsync everysec``). Afterwards Redis is shut down and its append-only file
+  read back: every move the players got a ``moved`` for must be in a race log there.
 
-Throughput is the median of the per-second rates over the window; latencies are
-over every answer received in the window. CPU is a share of one core: the
-server process, its child processes (the game server's lost-search workers),
-and this process (all the clients share one event loop). The game server gets
-its limits raised for the load (``rate``, ``burst``, ``address_rate``, ``address_burst``,
-``max_conns_per_address``: every client comes from one address)
-and a zero countdown so the load stays steady.
+``--repeat 3`` runs those three rounds three times and reports the medians of the ratios.
+Flags add the long scenarios: ``--idle 10000`` (that many connections say hello and stay
+idle; the server's memory, and ``--idle-players`` racing meanwhile), ``--human 1000``
+(players making a move every 1-2 s each), ``--nodes`` (one node on Redis, then two nodes
+sharing it with the clients spread over both).
 
-    python benchmarks/server.py                          # 100 players, 10 s windows: ~30 s
-    python benchmarks/server.py --players 4 --seconds 1 --json
-    python benchmarks/server.py --profile-server /tmp/server.prof   # cProfile the game server
+Throughput is the median of the per-second rates over the window; latencies are over every
+answer received in the window. CPU is a share of one core (server process, its search
+workers, and this process, whose clients share one event loop); "us/ans" is the server's CPU
+microseconds per answer, which a loaded machine changes far less than the throughput. Servers
+get their limits raised for the load (every client comes from one address) and a zero
+countdown so the load stays steady.
+
+    python benchmarks/server.py                          # 100 players, 10 s windows: ~1 min
+    python benchmarks/server.py --repeat 3 --idle 10000 --human 1000 --nodes   # every target: ~6 min
+    python benchmarks/server.py --players 4 --seconds 1 --no-redis --json
+    python benchmarks/server.py --profile-server /tmp/server.prof   # cProfile round 1's game server
 """
 
 from __future__ import annotations
