@@ -932,7 +932,13 @@ async def scenario(what: str, coro: Awaitable[dict[str, Any]], *servers: ServerP
     try:
         result = await coro
     except Exception as e:
-        tails = "".join(s.tail() for s in servers)
+        warnings = [
+            f"\n  {s.name}: {line}"
+            for s in servers
+            for line in s.log().splitlines()
+            if " WARNING " in line or " ERROR " in line
+        ][:5]
+        tails = "".join(warnings) + "".join(s.tail() for s in servers)
         dead = [s.name for s in servers if not s.alive()]
         why = f" (dead: {', '.join(dead)})" if dead else ""
         raise BenchError(f"{what}: {type(e).__name__}: {e}{why}{tails}") from e

@@ -81,5 +81,7 @@ def test_uvloop_missing_is_a_one_line_failure(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert result.returncode == 1
-    assert result.stderr.strip().endswith("--event-loop uvloop needs uvloop: pip install 'terrace-race[fast]'")
+    assert result.stderr.strip().endswith(
+        "--event-loop uvloop needs uvloop: pip install 'terrace-race[fast]'"
+    )
     assert "Traceback" not in result.stderr
