@@ -94,6 +94,7 @@ from .base import (
     StoreDown,
     check_board_put,
 )
+from .batched import BatchedScript
 from .codec import pack, unpack
 from .scripts import (
     ADD_ACCOUNT,
@@ -178,8 +179,12 @@ class RedisStore:
         self._lease_renew = self._script(LEASE_RENEW, cluster)
         self._apply_race = self._script(APPLY_RACE, cluster)
         self._log_append = self._script(LOG_APPEND, cluster)
-        # one Redis: a move's append (index, lease check, log) is one round trip
+        # one Redis: a move's append (index, lease check, log) is one round trip, shared by the
+        # appends of every player that come while one is on its way
         self._log_append_indexed = None if cluster else self._script(LOG_APPEND_INDEXED, cluster)
+        self._log_append_batched = (
+            None if cluster or self._acked is not None else BatchedScript(self._r, LOG_APPEND_INDEXED)  # type: ignore[arg-type]
+        )
         self._queue_put = self._script(QUEUE_PUT, cluster)
         self._queue_take = self._script(QUEUE_TAKE, cluster)
         self._queue_match = self._script(QUEUE_MATCH, cluster)
@@ -429,6 +434,8 @@ class RedisStore:
             with _guard():
                 if self._acked is not None:
                     holder = await self._acked.run(self._log_append_indexed, keys, args)
+                elif self._log_append_batched is not None:
+                    holder = await self._log_append_batched(keys, args)
                 else:
                     holder = await self._log_append_indexed(keys=keys, args=args)
             if holder:
