@@ -120,6 +120,7 @@ _DOWN = (
     OSError,
 )
 _LOG_PAGE = 1_000
+MAX_CONNECTIONS = 100  # connections to one Redis per server; more requests at once wait for one
 
 
 @contextmanager
@@ -163,8 +164,7 @@ class RedisStore:
     ) -> None:
         self._p = prefix
         self._keep = keep_records
-        self._r: aioredis.Redis | RedisCluster = (RedisCluster if cluster else aioredis.Redis).from_url(
-            url,
+        options: dict[str, Any] = dict(
             decode_responses=False,
             socket_connect_timeout=connect_timeout,
             socket_timeout=timeout,
@@ -172,6 +172,16 @@ class RedisStore:
             # that a caller waits seconds to learn the store is down.
             retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), retries=1),
         )
+        self._pool: aioredis.BlockingConnectionPool | None = None
+        if cluster:
+            self._r: aioredis.Redis | RedisCluster = RedisCluster.from_url(url, **options)
+        else:
+            # A request past the pool's connections waits for one (up to the timeout) instead of
+            # failing with "Too many connections": a burst of hellos is no store outage.
+            self._pool = aioredis.BlockingConnectionPool.from_url(
+                url, max_connections=MAX_CONNECTIONS, timeout=timeout, **options
+            )
+            self._r = aioredis.Redis(connection_pool=self._pool)
         self._acked = AckedWrites(self._r, url, replica_acks) if replica_acks > 0 else None
         self._add_account = self._script(ADD_ACCOUNT, cluster)
         self._save_record = self._script(SAVE_RECORD, cluster)
@@ -588,3 +598,5 @@ class RedisStore:
         if self._acked is not None:
             await self._acked.close()
         await self._r.aclose()
+        if self._pool is not None:  # a pool handed to the client is the owner's to close
+            await self._pool.disconnect()
