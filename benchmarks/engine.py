@@ -85,6 +85,28 @@ def bench_random(variant: str, deals: list[int], count: int, seed: int) -> dict[
     }
 
 
+# ----- the lost search -----------------------------------------------------------------------
+
+
+def bench_lost_search(repeats: int = 5) -> dict[str, Any]:
+    """The worst position we know for the lost search (tests/terrace/positions.py: a Signora
+    position whose shuffle space is larger than the search's limit, so the search runs to it):
+    seconds to decide its status, median of ``repeats``."""
+    from tests.terrace.positions import SLOW_MOVE, slow_search_position
+
+    times = []
+    searched = 0
+    status = ""
+    for _ in range(repeats):
+        g = slow_search_position()
+        g.play(SLOW_MOVE)
+        t = time.perf_counter()
+        status = g.status
+        times.append(time.perf_counter() - t)
+        searched = g.searched
+    return {"positions": searched, "status": status, "seconds_median": statistics.median(times)}
+
+
 # ----- greedy baseline ---------------------------------------------------------------------
 
 
@@ -221,6 +243,12 @@ def print_table(report: dict[str, Any]) -> None:
             f"{r['won']:>6}{r['lost']:>6}{r['capped']:>8}"
         )
     print()
+    ls = report["lost_search"]
+    print(
+        f"Lost search, the worst position we know: {ls['positions']:,} positions in "
+        f"{ls['seconds_median']:.3f} s (median of 5; status {ls['status']})"
+    )
+    print()
     print(f"Greedy baseline: first {min(a['greedy_deals'], a['deal_count'])} deals of the set per variant")
     print(f"{'variant':<16}{'avg score':>10}{'terrace cleared':>17}{'win rate':>10}", end="")
     print(f"{'gave up':>9}{'mean moves':>12}{'games/s':>9}")
@@ -280,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         **run_info(argv),
         "args": {**vars(args), "deal_count": len(deals), "move_cap": MOVE_CAP, "repeats": REPEATS},
         "random": {v: bench_random(v, deals, args.playouts, args.seed) for v in args.variants},
+        "lost_search": bench_lost_search(),
         "greedy": {v: bench_greedy(v, deals[: args.greedy_deals]) for v in args.variants},
     }
     report["seconds"] = time.perf_counter() - start

@@ -1,48 +1,58 @@
 #!/usr/bin/env python3
-"""Benchmark the race server: moves per second and move-answer latency under load.
+"""Benchmark the race server: moves per second, move-answer latency and CPU per answer, under load.
 
-Two scenarios, one after the other in the same run, each measured over the same
-window after a warm-up:
+One command measures every target of the server's speed, each scenario after the other in
+the same run (so ratios compare like with like on a shared machine), each over a window
+after a warm-up:
 
-- game: ``--players`` websocket clients (100) race over loopback against a real
-  ``terrace-server`` in its own process. Races are formed the way people form
-  them: a free player creates a race (``start: "full"``, ``--seats`` seats) and
-  the next free players join it. Each player plays a simple view-only policy
-  (a foundation move, else the stock, else any legal move that does not undo the
-  last one) as fast as the answers come, one move in flight, and goes straight
-  into a new race when its race is over for it (goal, stuck, or ``--race-moves``
-  moves and it resigns). Latency is from sending a ``move`` to receiving the
-  ``moved`` that answers it (``id``/``re``); pushes (``race``, ``standings``,
-  ...) arriving in between are read and skipped.
-- echo: the same number of clients doing request/answer round trips with a
-  bare websockets server in its own process (same transport settings, same
-  codec, no game), with frames of the median sizes of the game's ``move``
-  request and ``moved`` answer. The ratio game/echo shows what the game costs.
+- game, memory store: ``--players`` websocket clients (100) race over loopback against a
+  real ``terrace-server`` in its own process. Races are formed the way people form them: a
+  free player creates a race (``start: "full"``, ``--seats`` seats) and the next free players
+  join it. Each player plays a simple view-only policy (a foundation move, else the stock,
+  else any legal move that does not undo the last one) as fast as the answers come, one move
+  in flight, and goes straight into a new race when its race is over for it (goal, stuck, or
+  ``--race-moves`` moves and it resigns). Latency is from sending a ``move`` to receiving the
+  ``moved`` that answers it (``id``/``re``); pushes arriving in between are read and skipped.
+- echo: the same number of clients doing request/answer round trips with a bare websockets
+  server in its own process (same transport settings, codec and event loop, no game), with
+  frames of the median sizes of the game's ``move`` request and ``moved`` answer.
+- game, Redis store: the game again, on a private ``redis-server`` (free port, append-only
+  file, ``appendfsync everysec``). Afterwards Redis is shut down and its append-only file
+  read back: every move the players got a ``moved`` for must be in a race log there.
 
-Throughput is the median of the per-second rates over the window; latencies are
-over every answer received in the window. CPU is a share of one core: the
-server process, its child processes (the game server's lost-search workers),
-and this process (all the clients share one event loop). The game server gets
-its limits raised for the load (``rate``, ``burst``, ``address_rate``, ``address_burst``,
-``max_conns_per_address``: every client comes from one address)
-and a zero countdown so the load stays steady.
+``--repeat 3`` runs those three rounds three times and reports the medians of the ratios.
+Flags add the long scenarios: ``--idle 10000`` (that many connections say hello and stay
+idle; the server's memory, and ``--idle-players`` racing meanwhile), ``--human 1000``
+(players making a move every 1-2 s each), ``--nodes`` (one node on Redis, then two nodes
+sharing it with the clients spread over both).
 
-    python benchmarks/server.py                          # 100 players, 10 s windows: ~30 s
-    python benchmarks/server.py --players 4 --seconds 1 --json
-    python benchmarks/server.py --profile-server /tmp/server.prof   # cProfile the game server
+Throughput is the median of the per-second rates over the window; latencies are over every
+answer received in the window. CPU is a share of one core (server process, its search
+workers, and this process, whose clients share one event loop); "us/ans" is the server's CPU
+microseconds per answer, which a loaded machine changes far less than the throughput. Servers
+get their limits raised for the load (every client comes from one address) and a zero
+countdown so the load stays steady.
+
+    python benchmarks/server.py                          # 100 players, 10 s windows: ~1 min
+    python benchmarks/server.py --repeat 3 --idle 10000 --human 1000 --nodes   # every target: ~6 min
+    python benchmarks/server.py --players 4 --seconds 1 --no-redis --json
+    python benchmarks/server.py --profile-server /tmp/server.prof   # cProfile round 1's game server
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import json
 import math
 import os
 import random
 import re
+import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -188,18 +198,31 @@ def cpu_share(before: tuple[float, float] | None, after: tuple[float, float] | N
     return {"server": (after[0] - before[0]) / seconds, "children": (after[1] - before[1]) / seconds}
 
 
-def server_argv(args: argparse.Namespace) -> list[str]:
+def server_argv(
+    args: argparse.Namespace,
+    *,
+    profile: str | None = None,
+    redis_url: str = "",
+    conns: int | None = None,
+    port: int = 0,
+    public_url: str = "",
+) -> list[str]:
     argv = [
-        *("--host", HOST, "--port", "0"),
+        *("--host", HOST, "--port", str(port)),
         *("--rate", "1000000", "--burst", "1000000"),  # the per-connection limits are not under test
         *("--address-rate", "1000000", "--address-burst", "1000000"),  # nor the per-address ones:
         *("--max-open-races-per-address", "1000000"),  # every client shares one loopback address
-        *("--max-conns-per-address", str(args.players + 16)),
+        *("--max-conns-per-address", str(conns or args.players + 16)),
         *("--countdown", str(args.countdown)),
         *("--standings-interval", str(args.standings_interval)),
+        *("--event-loop", args.event_loop),
     ]
-    if args.profile_server:
-        return [sys.executable, "-m", "cProfile", "-o", args.profile_server, "-m", "server", *argv]
+    if redis_url:
+        argv += ["--redis-url", redis_url]
+    if public_url:
+        argv += ["--public-url", public_url]
+    if profile:
+        return [sys.executable, "-m", "cProfile", "-o", profile, "-m", "server", *argv]
     return [sys.executable, "-m", "server", *argv]
 
 
@@ -211,6 +234,8 @@ def echo_argv(args: argparse.Namespace, answer_size: int) -> list[str]:
         str(answer_size),
         "--subprotocol",
         args.subprotocol,
+        "--event-loop",
+        args.event_loop,
     ]
 
 
@@ -447,17 +472,37 @@ class Matchmaker:
         return race_id
 
 
+@dataclass
+class Ledger:
+    """Every move and resignation the server acknowledged, for the durable log check:
+    (race id, player id, seq) of each ``moved``, and (race id, player id) of each ``resigned``."""
+
+    moves: set[tuple[str, str, int]] = field(default_factory=set)
+    resigns: set[tuple[str, str]] = field(default_factory=set)
+
+
+@dataclass
+class Style:
+    """How the players of one scenario play."""
+
+    views: str = "full"  # hello's `views`: "full" or "changes"
+    pace: tuple[float, float] | None = None  # seconds between one's moves (uniform), None: at once
+    race_moves: int = 400
+    ledger: Ledger | None = None
+
+
 class Player:
     """One racing client: requests one at a time, pushes read and skipped as they come."""
 
-    def __init__(self, n: int, ws: ClientConnection, subprotocol: str, meter: Meter, race_moves: int) -> None:
+    def __init__(self, n: int, ws: ClientConnection, subprotocol: str, meter: Meter, style: Style) -> None:
         self.n = n
         self.ws = ws
         self.subprotocol = subprotocol
         self.meter = meter
-        self.race_moves = race_moves
+        self.style = style
         self.rng = random.Random(n)
         self.ids = 0
+        self.id = ""
         self.started: dict[str, dict[str, Any]] = {}  # race id -> its `started` push
         self.racing = asyncio.Event()  # set once the first race has started
 
@@ -493,9 +538,13 @@ class Player:
         self.meter.count(f"push {kind}")
 
     async def hello(self) -> None:
-        welcome = await self.call({"type": "hello", "name": f"bench{self.n:03d}"})
+        hello: dict[str, Any] = {"type": "hello", "name": f"bench{self.n:04d}"}
+        if self.style.views != "full":
+            hello["views"] = self.style.views
+        welcome = await self.call(hello)
         if welcome.get("type") != "welcome":
             raise BenchError(f"hello answered with {welcome}")
+        self.id = welcome["player"]["id"]
 
     async def run(self, matchmaker: Matchmaker) -> None:
         while True:
@@ -510,9 +559,12 @@ class Player:
         seq = started["seq"]
         legal: list[str] = started["legal"]
         last = None
-        for _ in range(self.race_moves):
+        style = self.style
+        for _ in range(style.race_moves):
             if not legal:
                 break
+            if style.pace is not None:
+                await self.idle(self.rng.uniform(*style.pace))
             move = choose(legal, last, self.rng)
             seq += 1
             answer, sent, received, out, in_ = await self.exchange(
@@ -520,46 +572,83 @@ class Player:
             )
             if answer.get("type") != "moved":
                 raise BenchError(f"move answered with {answer.get('type')}: {answer}")
+            if style.ledger is not None:
+                style.ledger.moves.add((race_id, self.id, seq))
             self.meter.answer(sent, received, out, in_)
             if answer.get("finish"):
                 self.meter.count(f"finish {answer['finish']}")
                 return
             legal, last = answer["legal"], answer["move"]
         await self.call({"type": "resign", "race": race_id})
+        if style.ledger is not None:
+            style.ledger.resigns.add((race_id, self.id))
         self.meter.count("finish resigned")
 
+    async def idle(self, seconds: float) -> None:
+        """Wait ``seconds`` at a human pace, reading the pushes that come meanwhile."""
+        deadline = time.perf_counter() + seconds
+        while (left := deadline - time.perf_counter()) > 0:
+            try:
+                data = await asyncio.wait_for(self.ws.recv(), left)
+            except TimeoutError:
+                return
+            self.pushed(decode(data, self.subprotocol), data)
 
-async def bench_game(args: argparse.Namespace, server: ServerProcess) -> dict[str, Any]:
+
+async def bench_game(
+    args: argparse.Namespace,
+    servers: list[ServerProcess],
+    players: int,
+    style: Style,
+    seconds: float,
+    name_offset: int = 0,
+) -> dict[str, Any]:
+    """``players`` clients racing on ``servers`` (client i on server i % len(servers)); each server
+    forms its own races, so no race spans two nodes."""
     sub = SUBPROTOCOL_NAMES[args.subprotocol]
-    url = f"ws://{HOST}:{server.port}/ws"
     run = Run()
-    clients = await open_clients(url, args.players, sub)
+    clients: list[ClientConnection] = []
+    node_of: list[int] = []  # the server index of each client
+    for k, server in enumerate(servers):
+        share = len(range(k, players, len(servers)))
+        clients += await open_clients(f"ws://{HOST}:{server.port}/ws", share, sub)
+        node_of += [k] * share
     try:
-        players = [Player(i, ws, sub, run.meter, args.race_moves) for i, ws in enumerate(clients)]
-        await run.wait(asyncio.gather(*(p.hello() for p in players)), START_TIMEOUT, "every welcome")
-        matchmaker = Matchmaker(args.variant, args.seats)
-        for p in players:
-            run.spawn(f"player {p.n}", p.run(matchmaker))
-        everyone = asyncio.gather(*(p.racing.wait() for p in players))
-        await run.wait(everyone, START_TIMEOUT, "every player's first race to start")
-        await run.wait(asyncio.sleep(args.warmup), args.warmup + 5, "the warm-up")
-        before = await asyncio.to_thread(fetch_metrics, server.port)
-        cpu0, client0 = server.cpu_seconds(), time.process_time()
+        makers = [Matchmaker(args.variant, args.seats) for _ in servers]
+        spread = [Player(name_offset + i, ws, sub, run.meter, style) for i, ws in enumerate(clients)]
+        await run.wait(asyncio.gather(*(p.hello() for p in spread)), START_TIMEOUT, "every welcome")
+        for p, k in zip(spread, node_of, strict=True):
+            run.spawn(f"player {p.n}", p.run(makers[k]))
+        everyone = asyncio.gather(*(p.racing.wait() for p in spread))
+        await run.wait(everyone, START_TIMEOUT * 4, "every player's first race to start")
+        warmup = args.warmup if style.pace is None else max(args.warmup, style.pace[1])
+        await run.wait(asyncio.sleep(warmup), warmup + 5, "the warm-up")
+        before = [await asyncio.to_thread(fetch_metrics, s.port) for s in servers]
+        cpu0, client0 = [s.cpu_seconds() for s in servers], time.process_time()
         run.meter.start = time.perf_counter()
-        run.meter.end = run.meter.start + args.seconds
-        await run.wait(asyncio.sleep(args.seconds), args.seconds + 5, "the window")
-        cpu1, client1 = server.cpu_seconds(), time.process_time()
-        after = await asyncio.to_thread(fetch_metrics, server.port)
+        run.meter.end = run.meter.start + seconds
+        await run.wait(asyncio.sleep(seconds), seconds + 5, "the window")
+        cpu1, client1 = [s.cpu_seconds() for s in servers], time.process_time()
+        after = [await asyncio.to_thread(fetch_metrics, s.port) for s in servers]
     finally:
         await run.stop()
         await close_clients(clients)
-    result = summarize(run.meter, args.seconds, "game")
+    result = summarize(run.meter, seconds, "game")
     result["events"] = dict(sorted(run.meter.events.items()))
-    result["server_handling"] = move_handling(before, after)
-    cpu = cpu_share(cpu0, cpu1, args.seconds)
-    result["server_cpu"], result["server_children_cpu"] = cpu["server"], cpu["children"]
-    result["client_cpu"] = (client1 - client0) / args.seconds
+    result["server_handling"] = move_handling(before[0], after[0])
+    shares = [cpu_share(a, b, seconds) for a, b in zip(cpu0, cpu1, strict=True)]
+    result["server_cpu"] = _sum(s["server"] for s in shares)
+    result["server_children_cpu"] = _sum(s["children"] for s in shares)
+    result["client_cpu"] = (client1 - client0) / seconds
+    result["server_log_errors"] = [
+        line for s in servers for line in s.log().splitlines() if " ERROR " in line or "Traceback" in line
+    ]
     return result
+
+
+def _sum(values: Any) -> float | None:
+    values = list(values)
+    return None if any(v is None for v in values) else sum(values)
 
 
 # ----- the echo baseline -------------------------------------------------------------------
@@ -639,70 +728,515 @@ async def bench_echo(args: argparse.Namespace, server: ServerProcess, request_si
     return result
 
 
+# ----- Redis ---------------------------------------------------------------------------------
+
+
+class RedisProcess:
+    """A private ``redis-server`` on a free port (never 6379) with an append-only file flushed
+    every second, the way durable races run; stopped with SHUTDOWN so the file is complete."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.dir = workdir / "redis"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}/0"
+
+    def __enter__(self) -> RedisProcess:
+        binary = os.environ.get("TERRACE_REDIS_SERVER") or shutil.which("redis-server")
+        if binary is None:
+            raise BenchError("redis-server is not on PATH (or set TERRACE_REDIS_SERVER)")
+        argv = [binary, "--port", str(self.port), "--bind", HOST, "--save", "", "--protected-mode", "no"]
+        argv += ["--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(self.dir)]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                with socket.create_connection((HOST, self.port), timeout=1) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return self
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise BenchError(f"redis-server on port {self.port} did not start")
+            time.sleep(0.05)
+
+    def __exit__(self, *exc: object) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()  # SIGTERM: Redis writes and syncs the append-only file, then exits
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def logged(self) -> Ledger:
+        """Every move and resignation appended to a race log, read back from the append-only file
+        (call after ``__exit__``: logs of finished races are deleted, the file keeps the appends)."""
+        ledger = Ledger()
+        files = sorted(self.dir.rglob("*.aof"))
+        for path in files:
+            for command in _resp_commands(path.read_bytes()):
+                if command and command[0].upper() == b"XADD" and b":log" in command[1]:
+                    race = command[1].split(b"{", 1)[1].split(b"}", 1)[0].decode()
+                    fields = command[3:]
+                    entry = decode(bytes(fields[fields.index(b"e") + 1]), MSGPACK)
+                    if "seq" in entry:
+                        ledger.moves.add((race, entry["p"], entry["seq"]))
+                    elif entry.get("f") in ("resigned", "left"):
+                        ledger.resigns.add((race, entry["p"]))
+        return ledger
+
+
+def _resp_commands(data: bytes) -> Any:
+    """The commands of an append-only file (RESP arrays of bulk strings), each as a list of bytes."""
+    i, n = 0, len(data)
+    while i < n:
+        if data[i : i + 1] != b"*":  # a base part in RDB form starts with REDIS...: no appends there
+            return
+        end = data.index(b"\r\n", i)
+        count = int(data[i + 1 : end])
+        i = end + 2
+        args = []
+        for _ in range(count):
+            end = data.index(b"\r\n", i)
+            size = int(data[i + 1 : end])
+            args.append(data[end + 2 : end + 2 + size])
+            i = end + 2 + size + 2
+        yield args
+
+
+def free_port() -> int:
+    while True:
+        with socket.socket() as s:
+            s.bind((HOST, 0))
+            port: int = s.getsockname()[1]
+        if port != 6379:  # the machine's shared Redis
+            return port
+
+
+# ----- idle connections ----------------------------------------------------------------------
+
+
+class IdleClients:
+    """Many connections that say hello and then only answer pings: minimal websocket clients on
+    bare asyncio streams (a full client per connection would make this process the bottleneck)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.writers: list[asyncio.StreamWriter] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.closed = 0
+
+    async def open(self, n: int, at_once: int = 50) -> None:
+        gate = asyncio.Semaphore(at_once)
+
+        async def one(i: int) -> None:
+            async with gate:
+                await self._one(i)
+
+        await asyncio.gather(*(one(i) for i in range(n)))
+
+    async def _one(self, i: int) -> None:
+        reader, writer = await asyncio.open_connection(HOST, self.port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: {HOST}:{self.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Sec-WebSocket-Protocol: {MSGPACK}\r\n\r\n"
+            ).encode()
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        if b" 101 " not in head.split(b"\r\n", 1)[0]:
+            raise BenchError(f"idle client {i}: handshake refused: {head[:80]!r}")
+        writer.write(_client_frame(0x2, encode({"type": "hello", "id": 1, "name": f"idle{i:05d}"})))
+        _, payload = await _read_frame(reader)
+        welcome = decode(payload, MSGPACK)
+        if welcome.get("type") != "welcome":
+            raise BenchError(f"idle client {i}: hello answered with {welcome}")
+        self.writers.append(writer)
+        task = asyncio.create_task(self._answer_pings(reader, writer))
+        task.add_done_callback(_retrieve)
+        self.tasks.append(task)
+
+    async def _answer_pings(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                opcode, payload = await _read_frame(reader)
+                if opcode == 0x9:  # ping: pong, or the server closes the connection
+                    writer.write(_client_frame(0xA, payload))
+                elif opcode == 0x8:
+                    self.closed += 1
+                    return
+        except (asyncio.IncompleteReadError, ConnectionError):
+            self.closed += 1
+
+    async def close(self) -> None:
+        for t in self.tasks:
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for w in self.writers:
+            w.close()
+
+
+def _client_frame(opcode: int, payload: bytes | str) -> bytes:
+    data = payload.encode() if isinstance(payload, str) else payload
+    n = len(data)
+    head = bytes([0x80 | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 65_536:
+        head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+async def _read_frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    b0, b1 = await reader.readexactly(2)
+    n = b1 & 0x7F
+    if n == 126:
+        n = int.from_bytes(await reader.readexactly(2), "big")
+    elif n == 127:
+        n = int.from_bytes(await reader.readexactly(8), "big")
+    return b0 & 0x0F, await reader.readexactly(n)
+
+
+def rss_mib(pid: int) -> float | None:
+    try:
+        for line in Path("/proc", str(pid), "status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+# ----- scenarios -------------------------------------------------------------------------------
+
+
+def load_average() -> float:
+    return os.getloadavg()[0]
+
+
+async def scenario(what: str, coro: Awaitable[dict[str, Any]], *servers: ServerProcess) -> dict[str, Any]:
+    """Run one scenario, its load average noted; failures name the scenario and its servers' logs."""
+    load = load_average()
+    try:
+        result = await coro
+    except Exception as e:
+        warnings = [
+            f"\n  {s.name}: {line}"
+            for s in servers
+            for line in s.log().splitlines()
+            if " WARNING " in line or " ERROR " in line
+        ][:5]
+        tails = "".join(warnings) + "".join(s.tail() for s in servers)
+        dead = [s.name for s in servers if not s.alive()]
+        why = f" (dead: {', '.join(dead)})" if dead else ""
+        raise BenchError(f"{what}: {type(e).__name__}: {e}{why}{tails}") from e
+    result["load_average"] = [round(load, 2), round(load_average(), 2)]
+    return result
+
+
+async def one_round(args: argparse.Namespace, workdir: Path, r: int) -> dict[str, Any]:
+    """The base scenarios: game in memory, the echo (same frame sizes), game on Redis."""
+    style = Style(views=args.views, race_moves=args.race_moves)
+    out: dict[str, Any] = {}
+    argv = server_argv(args, profile=args.profile_server if r == 0 else None)
+    with ServerProcess(f"game{r}", argv, workdir) as game_server:
+        out["memory"] = await scenario(
+            "game in memory", bench_game(args, [game_server], args.players, style, args.seconds), game_server
+        )
+    with ServerProcess(f"echo{r}", echo_argv(args, out["memory"]["answer_bytes"]), workdir) as echo_server:
+        out["echo"] = await scenario(
+            "echo", bench_echo(args, echo_server, out["memory"]["request_bytes"]), echo_server
+        )
+    if not args.no_redis:
+        out["redis"] = await bench_redis(args, workdir, r, style)
+    return out
+
+
+async def bench_redis(args: argparse.Namespace, workdir: Path, r: int, style: Style) -> dict[str, Any]:
+    ledger = Ledger()
+    durable = Style(views=style.views, race_moves=style.race_moves, ledger=ledger)
+    with RedisProcess(workdir / f"r{r}") as redis_server:
+        argv = server_argv(args, redis_url=redis_server.url)
+        with ServerProcess(f"redis-game{r}", argv, workdir) as game_server:
+            result = await scenario(
+                "game on Redis",
+                bench_game(args, [game_server], args.players, durable, args.seconds),
+                game_server,
+            )
+    logged = redis_server.logged()  # after SHUTDOWN: the append-only file is complete
+    missing = ledger.moves - logged.moves
+    result["log_check"] = {
+        "moves_acknowledged": len(ledger.moves),
+        "moves_in_log": len(logged.moves),
+        "acknowledged_not_in_log": len(missing),
+        "resigns_acknowledged": len(ledger.resigns),
+        "resigns_acknowledged_not_in_log": len(ledger.resigns - logged.resigns),
+    }
+    if missing:
+        raise BenchError(
+            f"{len(missing)} acknowledged moves are not in the Redis log, e.g. {sorted(missing)[:3]}"
+        )
+    return result
+
+
+async def bench_idle(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    """``--idle`` connections that said hello, then ``--idle-players`` racing while they are there."""
+    argv = server_argv(args, conns=args.idle + args.idle_players + 16)
+    with ServerProcess("idle", argv, workdir) as server:
+        assert server.proc is not None
+        rss_before = rss_mib(server.proc.pid)
+        idle = IdleClients(server.port)
+        load = load_average()
+        t0 = time.perf_counter()
+        try:
+            await idle.open(args.idle)
+            opened = time.perf_counter() - t0
+            rss_idle = rss_mib(server.proc.pid)
+            # a brisk pace (a move every 50-150 ms each): the latency of a player's move, not a flood
+            style = Style(views=args.views, pace=(0.05, 0.15), race_moves=args.race_moves)
+            game = await scenario(
+                "racing beside idle connections",
+                bench_game(args, [server], args.idle_players, style, args.seconds, name_offset=50_000),
+                server,
+            )
+            rss_racing = rss_mib(server.proc.pid)
+        finally:
+            await idle.close()
+    return {
+        "connections": args.idle,
+        "open_seconds": opened,
+        "closed_by_server": idle.closed,
+        "rss_mib_empty": rss_before,
+        "rss_mib_idle": rss_idle,
+        "rss_mib_racing": rss_racing,
+        "kib_per_connection": None
+        if rss_before is None or rss_idle is None
+        else (rss_idle - rss_before) * 1024 / args.idle,
+        "game": game,
+        "load_average": [round(load, 2), round(load_average(), 2)],
+    }
+
+
+async def bench_human(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    """``--human`` players, one move every 1 to 2 seconds each."""
+    argv = server_argv(args, conns=args.human + 16)
+    style = Style(views=args.views, pace=(1.0, 2.0), race_moves=args.race_moves)
+    with ServerProcess("human", argv, workdir) as server:
+        return await scenario(
+            "human pace", bench_game(args, [server], args.human, style, args.human_seconds), server
+        )
+
+
+async def bench_nodes(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    """One node alone, then two nodes sharing one Redis with the clients spread over both."""
+    style = Style(views=args.views, race_moves=args.race_moves)
+    out: dict[str, Any] = {}
+    with RedisProcess(workdir / "nodes") as redis_server:
+        ports = [free_port(), free_port()]
+        argvs = [
+            server_argv(args, redis_url=redis_server.url, port=p, public_url=f"ws://{HOST}:{p}/ws")
+            for p in ports
+        ]
+        with ServerProcess("node-a", argvs[0], workdir) as a:
+            out["one"] = await scenario(
+                "one node", bench_game(args, [a], args.players, style, args.seconds), a
+            )
+            with ServerProcess("node-b", argvs[1], workdir) as b:
+                out["two"] = await scenario(
+                    "two nodes",
+                    bench_game(args, [a, b], args.players, style, args.seconds, name_offset=20_000),
+                    a,
+                    b,
+                )
+    out["ratio"] = out["two"]["per_s"] / out["one"]["per_s"]
+    return out
+
+
+async def bench(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    rounds = [await one_round(args, workdir, r) for r in range(args.repeat)]
+    report: dict[str, Any] = {"rounds": rounds}
+    if args.idle:
+        report["idle"] = await bench_idle(args, workdir)
+    if args.human:
+        report["human"] = await bench_human(args, workdir)
+    if args.nodes:
+        report["nodes"] = await bench_nodes(args, workdir)
+    return report
+
+
 # ----- report ------------------------------------------------------------------------------
+
+
+def _med(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def ratios(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-round ratios and their medians."""
+    each: dict[str, list[float]] = {
+        "game_echo": [],
+        "game_echo_p99": [],
+        "redis_memory": [],
+        "cpu_echo_game": [],
+    }
+    for r in rounds:
+        each["game_echo"].append(r["memory"]["per_s"] / r["echo"]["per_s"])
+        game_us, echo_us = cpu_us_per_answer(r["memory"]), cpu_us_per_answer(r["echo"])
+        if game_us and echo_us:
+            each["cpu_echo_game"].append(echo_us / game_us)
+        each["game_echo_p99"].append(r["memory"]["p99_ms"] / r["echo"]["p99_ms"])
+        if "redis" in r:
+            each["redis_memory"].append(r["redis"]["per_s"] / r["memory"]["per_s"])
+    return {k: {"each": [round(x, 3) for x in v], "median": _med(v) if v else None} for k, v in each.items()}
 
 
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
+def cpu_us_per_answer(r: dict[str, Any]) -> float | None:
+    """Server CPU microseconds per answer: what an answer costs, whatever share of the cores the
+    server got (on a loaded machine the throughput says more about the neighbours)."""
+    if r["server_cpu"] is None or not r["per_s_mean"]:
+        return None
+    return float(r["server_cpu"] / r["per_s_mean"] * 1e6)
+
+
+def _row(name: str, players: int, r: dict[str, Any]) -> str:
+    load = "/".join(f"{x:.1f}" for x in r["load_average"])
+    us = cpu_us_per_answer(r)
+    return (
+        f"{name:<26}{players:>8}{r['per_s']:>11,.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}"
+        f"{r['max_ms']:>9.1f}{r['request_bytes']:>10,}{r['answer_bytes']:>10,}"
+        f"{_pct(r['server_cpu']):>9}{'-' if us is None else f'{us:.0f}':>8}{_pct(r['client_cpu']):>9}{load:>12}"
+    )
+
+
+def _check(ok: bool | None) -> str:
+    return "-" if ok is None else ("met" if ok else "NOT MET")
+
+
 def print_table(report: dict[str, Any]) -> None:
     a = report["args"]
-    game, echo, ratio = report["game"], report["echo"], report["ratio"]
     print(f"machine: {report['machine']}")
     print(f"command: {report['command']}")
     print(
-        f"setup:   {a['players']} players, {a['variant']} races of {a['seats']} seats, "
-        f"{a['subprotocol']}, countdown {a['countdown']:g} s, standings every {a['standings_interval']:g} s; "
-        f"{a['seconds']:g} s window after {a['warmup']:g} s warm-up"
+        f"setup:   {a['players']} players, {a['variant']} races of {a['seats']} seats, {a['subprotocol']}, "
+        f"views {a['views']}, event loop {a['event_loop']} (game and echo servers), "
+        f"countdown {a['countdown']:g} s, standings every {a['standings_interval']:g} s; "
+        f"{a['seconds']:g} s windows after {a['warmup']:g} s warm-up; {a['repeat']} round(s)"
     )
     if a["profile_server"]:
-        print(f"         game server under cProfile ({a['profile_server']}): its figures are not comparable")
-    print()
-    print(
-        f"{'scenario':<24}{'players':>8}{'answers/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-        f"{'request B':>11}{'answer B':>10}{'server CPU':>12}{'workers CPU':>13}{'client CPU':>12}"
-    )
-    for name, r in (("game: move -> moved", game), ("echo: same frame sizes", echo)):
         print(
-            f"{name:<24}{a['players']:>8}{r['per_s']:>11,.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}"
-            f"{r['max_ms']:>9.1f}{r['request_bytes']:>11,}{r['answer_bytes']:>10,}"
-            f"{_pct(r['server_cpu']):>12}{_pct(r['server_children_cpu']):>13}{_pct(r['client_cpu']):>12}"
+            f"         round 1's game server ran under cProfile ({a['profile_server']}): its figures are slower"
         )
-    print(
-        f"{'game / echo':<24}{'':>8}{ratio['throughput']:>10.2f}x{ratio['p50']:>8.2f}x{ratio['p99']:>8.2f}x"
-    )
     print()
-    ev = game["events"]
-    h = game["server_handling"]
-    finishes = ", ".join(f"{k.split()[1]} {v}" for k, v in ev.items() if k.startswith("finish "))
-    pushes = ", ".join(
-        f"{k.split()[1]} {v}" for k, v in ev.items() if k.startswith("push ") and k != "push bytes"
+    head = (
+        f"{'scenario':<26}{'players':>8}{'answers/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+        f"{'req B':>10}{'answer B':>10}{'srv CPU':>9}{'us/ans':>8}{'cli CPU':>9}{'load avg':>12}"
+    )
+    print(head)
+    for i, r in enumerate(report["rounds"]):
+        print(_row(f"{i + 1}. game, memory store", a["players"], r["memory"]))
+        print(_row(f"{i + 1}. echo, same frames", a["players"], r["echo"]))
+        if "redis" in r:
+            print(_row(f"{i + 1}. game, Redis (AOF)", a["players"], r["redis"]))
+    q = report["ratios"]
+    print()
+    ge, p99, rm = q["game_echo"], q["game_echo_p99"], q["redis_memory"]
+    med_p99 = _med([r["memory"]["p99_ms"] for r in report["rounds"]])
+    print(
+        f"game / echo throughput:   {ge['median']:.2f}x (rounds: {ge['each']})   target >= 0.6x: "
+        f"{_check(ge['median'] >= 0.6)}"
     )
     print(
-        f"game window: {game['answers']:,} moves answered; {ev.get('races created', 0)} races created; "
-        f"finishes: {finishes or 'none'}"
+        f"game p99 (median):        {med_p99:.2f} ms ({p99['median']:.2f}x the echo's)   target < 10 ms: "
+        f"{_check(med_p99 < 10)}"
     )
-    print(
-        f"             {ev.get('pushes', 0):,} pushes ({ev.get('push bytes', 0):,} B) skipped by clients: {pushes}"
-    )
+    if rm["median"] is not None:
+        print(
+            f"Redis / memory:           {rm['median']:.2f}x (rounds: {rm['each']})   target >= 0.7x: "
+            f"{_check(rm['median'] >= 0.7)}"
+        )
+        for i, r in enumerate(report["rounds"]):
+            c = r["redis"]["log_check"]
+            print(
+                f"  round {i + 1} log check: {c['moves_acknowledged']:,} moves acknowledged, "
+                f"{c['moves_in_log']:,} in the append-only file, {c['acknowledged_not_in_log']} missing; "
+                f"{c['resigns_acknowledged']} resignations, {c['resigns_acknowledged_not_in_log']} missing"
+            )
+    if "idle" in report:
+        d = report["idle"]
+        g = d["game"]
+        print(
+            f"idle: {d['connections']:,} connections said hello in {d['open_seconds']:.1f} s "
+            f"({d['closed_by_server']} closed by the server); server RSS {d['rss_mib_empty']:.0f} MiB empty, "
+            f"{d['rss_mib_idle']:.0f} MiB with them ({d['kib_per_connection']:.1f} KiB each), "
+            f"{d['rss_mib_racing']:.0f} MiB racing   target < 300 MiB: {_check(d['rss_mib_racing'] < 300)}"
+        )
+        print(
+            f"      {a['idle_players']} players racing meanwhile (a move every 50-150 ms each): {g['per_s']:,.0f} moves/s, p50 {g['p50_ms']:.2f} ms, "
+            f"p99 {g['p99_ms']:.2f} ms   target p99 < 10 ms: {_check(g['p99_ms'] < 10)}  "
+            f"(load {d['load_average'][0]:.1f}/{d['load_average'][1]:.1f})"
+        )
+    if "human" in report:
+        h = report["human"]
+        print(
+            f"human pace: {a['human']:,} players, a move every 1-2 s each: {h['per_s']:,.0f} moves/s, "
+            f"p50 {h['p50_ms']:.2f} ms, p99 {h['p99_ms']:.2f} ms, server CPU {_pct(h['server_cpu'])} "
+            f"of a core   target p99 < 20 ms: {_check(h['p99_ms'] < 20)}  "
+            f"(load {h['load_average'][0]:.1f}/{h['load_average'][1]:.1f})"
+        )
+    if "nodes" in report:
+        n = report["nodes"]
+        print(
+            f"nodes: one node on Redis {n['one']['per_s']:,.0f} moves/s (p99 {n['one']['p99_ms']:.1f} ms), "
+            f"two nodes sharing it {n['two']['per_s']:,.0f} moves/s (p99 {n['two']['p99_ms']:.1f} ms): "
+            f"{n['ratio']:.2f}x, server CPU {_pct(n['two']['server_cpu'])} of a core over both"
+        )
+    r0 = report["rounds"][0]["memory"]
+    h = r0["server_handling"]
     if h["mean_ms"] is not None:
         print(
-            f"             server-side move handling (terrace_move_seconds): mean {h['mean_ms']:.3f} ms, "
+            f"\nround 1 game: server-side move handling (terrace_move_seconds) mean {h['mean_ms']:.3f} ms, "
             + ", ".join(
                 f"{h['share_over_seconds'][le]:.1%} over {float(le) * 1000:g} ms"
                 for le in SHOWN_BOUNDS
                 if le in h["share_over_seconds"]
             )
         )
-    if h["errors"]:
-        print(f"             server error answers: {h['errors']}")
-    if game["server_log_errors"]:
-        n, first = len(game["server_log_errors"]), game["server_log_errors"][0]
-        print(f"             WARNING: {n} error lines in the game server's log, the first: {first}")
-    print("(answers/s: median of per-second rates; CPU: share of one core; sizes: median frame bytes)")
-    print()
-    print(f"total time: {report['seconds']:.1f} s")
+    ev = r0["events"]
+    finishes = ", ".join(f"{k.split()[1]} {v}" for k, v in ev.items() if k.startswith("finish "))
+    print(
+        f"             {r0['answers']:,} moves answered; {ev.get('races created', 0)} races created; "
+        f"finishes: {finishes or 'none'}; {ev.get('pushes', 0):,} pushes read"
+    )
+    errors = [
+        e
+        for r in report["rounds"]
+        for s in r.values()
+        if isinstance(s, dict)
+        for e in s.get("server_log_errors", [])
+    ]
+    if errors:
+        print(f"WARNING: {len(errors)} error lines in the game servers' logs, the first: {errors[0]}")
+    print(
+        "(answers/s: median of per-second rates; CPU: share of one core; us/ans: server CPU microseconds "
+        "per answer; load avg: 1-minute, before/after)"
+    )
+    print(f"\ntotal time: {report['seconds']:.1f} s")
 
 
 def print_profile(path: str, top: int = 25) -> None:
@@ -712,25 +1246,12 @@ def print_profile(path: str, top: int = 25) -> None:
     pstats.Stats(path, stream=sys.stderr).sort_stats("tottime").print_stats(top)
 
 
-async def bench(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    with ServerProcess("game", server_argv(args), workdir) as game_server:
-        try:
-            game = await bench_game(args, game_server)
-            game["server_log_errors"] = [
-                line for line in game_server.log().splitlines() if " ERROR " in line or "Traceback" in line
-            ]
-        except (BenchError, OSError, EOFError) as e:
-            if not game_server.alive():
-                raise BenchError(f"{e} (the game server died){game_server.tail()}") from e
-            raise BenchError(f"{e}{game_server.tail()}") from e
-        except Exception as e:  # a connection closed under a player, ...
-            raise BenchError(f"game: {type(e).__name__}: {e}{game_server.tail()}") from e
-    with ServerProcess("echo", echo_argv(args, game["answer_bytes"]), workdir) as echo_server:
-        try:
-            echo = await bench_echo(args, echo_server, game["request_bytes"])
-        except Exception as e:
-            raise BenchError(f"echo: {type(e).__name__}: {e}{echo_server.tail()}") from e
-    return {"game": game, "echo": echo}
+def event_loop_runner(name: str) -> asyncio.Runner:
+    if name == "uvloop":
+        import uvloop
+
+        return asyncio.Runner(loop_factory=uvloop.new_event_loop)
+    return asyncio.Runner()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -741,11 +1262,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--warmup", type=float, default=1.0, help="seconds before the window (default: %(default)s)"
     )
+    p.add_argument("--repeat", type=int, default=1, help="rounds of the base scenarios; medians over them")
     p.add_argument(
         "--variant", default="terrace", choices=list(terrace.VARIANTS), help="(default: %(default)s)"
     )
     p.add_argument(
         "--subprotocol", default="msgpack", choices=list(SUBPROTOCOL_NAMES), help="(default: %(default)s)"
+    )
+    p.add_argument(
+        "--views", default="full", choices=["full", "changes"], help="what the players' hello asks for"
+    )
+    p.add_argument(
+        "--event-loop",
+        default="asyncio",
+        choices=["asyncio", "uvloop"],
+        help="the game servers' and the echo server's event loop (default: %(default)s)",
     )
     p.add_argument(
         "--race-moves",
@@ -762,20 +1293,36 @@ def main(argv: list[str] | None = None) -> int:
         default=0.1,
         help="server standings coalescing window in seconds (default: %(default)s, the server's default)",
     )
+    p.add_argument("--no-redis", action="store_true", help="skip the game on Redis")
+    p.add_argument("--idle", type=int, default=0, metavar="N", help="also: N idle connections (e.g. 10000)")
+    p.add_argument(
+        "--idle-players",
+        type=int,
+        default=8,
+        help="players racing beside the idle ones (default: %(default)s)",
+    )
+    p.add_argument(
+        "--human", type=int, default=0, metavar="N", help="also: N players at a human pace (e.g. 1000)"
+    )
+    p.add_argument(
+        "--human-seconds", type=float, default=20.0, help="window of the human pace (default: %(default)s)"
+    )
+    p.add_argument("--nodes", action="store_true", help="also: two server nodes sharing one Redis")
     p.add_argument(
         "--profile-server",
         metavar="FILE",
-        help="run the game server under cProfile, write its stats to FILE and print the top functions",
+        help="run round 1's in-memory game server under cProfile, write its stats to FILE, print the top",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     p.add_argument("--serve-echo", type=int, metavar="ANSWER_BYTES", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
     if args.serve_echo is not None:  # the echo server process of a run
-        asyncio.run(serve_echo(args.serve_echo, SUBPROTOCOL_NAMES[args.subprotocol]))
+        with event_loop_runner(args.event_loop) as runner:
+            runner.run(serve_echo(args.serve_echo, SUBPROTOCOL_NAMES[args.subprotocol]))
         return 0
-    if args.players < 1 or args.race_moves < 1 or not 1 <= args.seats <= 8:
-        p.error("--players and --race-moves must be at least 1, --seats from 1 to 8")
+    if args.players < 1 or args.race_moves < 1 or not 1 <= args.seats <= 8 or args.repeat < 1:
+        p.error("--players, --race-moves and --repeat must be at least 1, --seats from 1 to 8")
     if args.seconds <= 0 or args.warmup < 0 or args.countdown < 0 or args.standings_interval < 0:
         p.error("--seconds must be positive; --warmup, --countdown, --standings-interval not negative")
 
@@ -789,19 +1336,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("server benchmark interrupted", file=sys.stderr)
         return 130
-    game, echo = scenarios["game"], scenarios["echo"]
     report: dict[str, Any] = {
         **run_info(argv),
-        "args": vars(args) | {"serve_echo": None},
+        "args": {k: v for k, v in vars(args).items() if k != "serve_echo"},
         **scenarios,
-        "ratio": {
-            "throughput": game["per_s"] / echo["per_s"],
-            "p50": game["p50_ms"] / echo["p50_ms"],
-            "p99": game["p99_ms"] / echo["p99_ms"],
-        },
+        "ratios": ratios(scenarios["rounds"]),
         "seconds": time.perf_counter() - start,
     }
-    del report["args"]["serve_echo"]
     if args.json:
         print(json.dumps(report, indent=2))
     else:

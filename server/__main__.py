@@ -6,7 +6,7 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import config as config_module
 from .app import RaceServer
@@ -34,11 +34,30 @@ async def serve(config: config_module.Config) -> None:
     await server.stop()
 
 
+def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop the ``event_loop`` setting names (None: asyncio's own); raises ImportError
+    for uvloop when it is not installed."""
+    if name == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     config = config_module.parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        asyncio.run(serve(config))
+        factory = loop_factory(config.event_loop)
+    except ImportError:
+        print(
+            "terrace-server: --event-loop uvloop needs uvloop: pip install 'terrace-race[fast]'",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        with asyncio.Runner(loop_factory=factory) as runner:
+            runner.run(serve(config))
     except StoreDown as e:
         print(f"terrace-server: cannot reach the store at {config.redis_url}: {e}", file=sys.stderr)
         return 1

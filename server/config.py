@@ -64,6 +64,8 @@ class Config:
     session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
     redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL
     redis_replica_acks: int = 0  # replicas that must have a move's log entry before it is answered
+    # ----- speed
+    event_loop: str = "asyncio"  # "asyncio", or "uvloop" (the optional extra `fast`)
 
 
 _HELP = {
@@ -112,6 +114,8 @@ _HELP = {
     "session_ttl": "seconds a session stays good on every node after its last hello",
     "redis_mode": "'single' for one Redis, 'cluster' for Redis Cluster (--redis-url names any node)",
     "redis_replica_acks": "Redis replicas that must have each move before it is answered (WAIT)",
+    # ----- speed
+    "event_loop": "'asyncio' (the standard library's), or 'uvloop' (install the extra: pip install terrace-race[fast])",
 }
 
 
@@ -169,6 +173,8 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         )
     if config.redis_mode not in REDIS_MODES:
         problems.append(f"--redis-mode must be one of {', '.join(REDIS_MODES)}")
+    if config.event_loop not in EVENT_LOOPS:
+        problems.append(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
     if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
         problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
     if problems:
@@ -180,6 +186,7 @@ _ALIASES = {"redis_url": ("--redis",)}
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 REDIS_MODES = ("single", "cluster")
+EVENT_LOOPS = ("asyncio", "uvloop")
 
 _POSITIVE = (
     "max_frame",

@@ -28,6 +28,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, broadcast
 
 from terrace.protocol import MSGPACK, encode
+from terrace.vocab import ViewMode
 
 from .accounts import Player
 from .limits import TokenBucket
@@ -56,6 +57,7 @@ class Connection:
     player: Player | None = None
     bad_in_row: int = 0  # refused messages (bad, rate-limited, busy) since the last accepted one
     spectating: set[str] = field(default_factory=set)
+    views: ViewMode = "full"  # how its `moved` answers carry the view (hello's `views`)
     _timer: asyncio.TimerHandle | None = None
     cut: bool = False  # cut off as a slow reader
     # pushes waiting for the transport to drain, in order: the very bytes every listener shares

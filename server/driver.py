@@ -153,7 +153,10 @@ class RaceDriver:
         return out
 
     def _lock(self, player_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(player_id, asyncio.Lock())
+        lock = self._locks.get(player_id)
+        if lock is None:  # (setdefault would build a lock on every move)
+            lock = self._locks[player_id] = asyncio.Lock()
+        return lock
 
     # ----- effects ------------------------------------------------------------------
 

@@ -77,16 +77,16 @@ def _admit(
         # neither refusals nor new connections are free work.
         price = cost(len(frame), server.config.bytes_per_token)
         shared = server.guard.buckets[conn.address]
-        wait = max(conn.bucket.wait(price), shared.wait(price))
-        shared.charge(price)
+        wait = max(conn.bucket.wait(price), shared.wait(price))  # both refilled just now
+        shared.spend(price, owing=True)
         if not wait:
-            conn.bucket.take(price)
+            conn.bucket.spend(price)
         msg = decode(frame, conn.subprotocol)  # before refusing, so a refusal can name the request's id
         rid = request_id(msg)
         if wait:
             raise ProtocolError("rate_limited", retry_after=math.ceil(wait * 1000) / 1000)  # never 0
         req = check_request(msg)
-        server.metrics.messages.labels(req["type"]).inc()
+        server.metrics.count_message(req["type"])
         try:
             pending.put_nowait(req)
         except asyncio.QueueFull:

@@ -15,6 +15,7 @@ from typing import Any
 
 from terrace.errors import ProtocolError
 from terrace.variants import VARIANTS
+from terrace.views import moved_for
 
 from .accounts import Accounts, Player
 from .adoption import Adoption
@@ -109,6 +110,7 @@ class Handlers:
         player = await self.accounts.hello(
             req.get("name"), req.get("token"), req.get("session"), req.get("kind", "human")
         )
+        conn.views = req.get("views", "full")
         await self._attach(conn, player, req)
         return None
 
@@ -129,6 +131,7 @@ class Handlers:
         if "id" in req:
             msg["re"] = req["id"]
         conn.player = player
+        conn.views = req.get("views", "full")
         player.connection = conn
         player.address, player.client = conn.address, req.get("client", "")
         await conn.send(msg)
@@ -238,9 +241,17 @@ class Handlers:
 
     async def on_move(self, conn: Connection, req: dict[str, Any]) -> None:
         driver = await self._race_of(req["race"])
-        effects = await driver.move(self._player(conn).id, req["seq"], req["move"])
+        player_id = self._player(conn).id
+        effects = await driver.move(player_id, req["seq"], req["move"])
+
+        def reply(answer: Message) -> None:
+            if conn.views == "changes":
+                changes = driver.race.view_changes(player_id, answer["seq"])
+                answer = moved_for(answer, "changes", changes)
+            conn.push(_answering(answer, req))
+
         # the answer is written first, then the standings or `finished` it caused
-        driver.apply(effects, reply=lambda answer: conn.push(_answering(answer, req)))
+        driver.apply(effects, reply=reply)
 
     async def on_resign(self, conn: Connection, req: dict[str, Any]) -> Message:
         driver = await self._race_of(req["race"])

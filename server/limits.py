@@ -47,6 +47,11 @@ class TokenBucket:
         self.wait(cost)  # refills first
         self.tokens = max(self.tokens - cost, -float(self.burst))
 
+    def spend(self, cost: float, owing: bool = False) -> None:
+        """Take ``cost`` right after :meth:`wait` refilled the bucket (no second refill: one clock
+        read per message); with ``owing``, as :meth:`charge` does, whether it is there or not."""
+        self.tokens = max(self.tokens - cost, -float(self.burst)) if owing else self.tokens - cost
+
     def full(self) -> bool:
         """Whether the bucket has refilled: forgetting it then loses nothing."""
         return self.wait(self.burst) == 0.0

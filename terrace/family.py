@@ -12,7 +12,7 @@ available card instead of trying every source against every target.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from .cards import NAME, RANK, RANKS, RED, SUIT, parse_card
@@ -34,6 +34,13 @@ _COLOUR_KEY = tuple(RANK[c] * 2 + RED[c] for c in range(104))
 _SUIT_KEY = tuple(RANK[c] * 4 + SUIT[c] for c in range(104))
 _UP = tuple(RANK[c] % 13 + 1 for c in range(104))  # next rank up, K -> A
 _DOWN = tuple(RANK[c] - 1 or 13 for c in range(104))  # next rank down, A -> K
+# What a top card accepts, as the key of the card it takes: on a foundation the next rank up
+# (of its suit, or of the other colour) and on a pile the next rank down of the other colour.
+_HOME_SUIT = tuple(_UP[c] * 4 + SUIT[c] for c in range(104))
+_HOME_COLOUR = tuple(_UP[c] * 2 + (not RED[c]) for c in range(104))
+_PILE_ACCEPTS = tuple(_DOWN[c] * 2 + (not RED[c]) for c in range(104))
+_SOURCES = (T, W, *PILES)
+_MOVE_NAMES = {(s, d): f"{a}-{b}" for s, a in enumerate(PLACE_NAMES) for d, b in enumerate(PLACE_NAMES)}
 
 
 class FamilyGame(Game):
@@ -74,61 +81,87 @@ class FamilyGame(Game):
     # ----- rule hooks ----------------------------------------------------------------
 
     def _generate(self) -> list[Move]:
+        # Hot: the server runs it once per move and the lost search once per position, so
+        # the keys come from tables and every move is appended in the same order as ever.
         p = self._places
-        if self._base is None:
+        base = self._base
+        if base is None:
             return [(PILES[i], F1) for i in range(4)]
         moves: list[Move] = []
+        add = moves.append
         suit_mode = self._suit_mode
         fkey = _SUIT_KEY if suit_mode else _COLOUR_KEY
+        home_accepts = _HOME_SUIT if suit_mode else _HOME_COLOUR
 
         accepts_home: dict[int, list[int]] = {}
         first_empty = None
         for f in FOUNDATIONS:
-            n = len(p[f])
-            if n == 0:
+            pf = p[f]
+            if not pf:
                 if first_empty is None:
                     first_empty = f
-            elif n < 13:
-                top = p[f][-1]
-                key = _UP[top] * 4 + SUIT[top] if suit_mode else _UP[top] * 2 + (not RED[top])
-                accepts_home.setdefault(key, []).append(f)
+            elif len(pf) < 13:
+                key = home_accepts[pf[-1]]
+                if key in accepts_home:
+                    accepts_home[key].append(f)
+                else:
+                    accepts_home[key] = [f]
 
         accepts_pile: dict[int, list[int]] = {}
         gaps: list[int] = []
         for i in PILES:
-            if p[i]:
-                top = p[i][-1]
-                accepts_pile.setdefault(_DOWN[top] * 2 + (not RED[top]), []).append(i)
+            pi = p[i]
+            if pi:
+                key = _PILE_ACCEPTS[pi[-1]]
+                if key in accepts_pile:
+                    accepts_pile[key].append(i)
+                else:
+                    accepts_pile[key] = [i]
             else:
                 gaps.append(i)
 
         any_gap_source = self.variant.gap_fill == "any"
         terrace_free = self._terrace_free()
-        for src in (T, W, *PILES):
-            if not p[src]:
+        for src in _SOURCES:
+            ps = p[src]
+            if not ps:
                 continue
-            card = p[src][-1]
-            if RANK[card] == self._base:
+            card = ps[-1]
+            if RANK[card] == base:
                 if first_empty is not None:
-                    moves.append((src, first_empty))
+                    add((src, first_empty))
             else:
-                for f in accepts_home.get(fkey[card], ()):
-                    moves.append((src, f))
+                homes = accepts_home.get(fkey[card])
+                if homes:
+                    for f in homes:
+                        add((src, f))
             if src == T and not terrace_free:
                 continue
-            for dst in accepts_pile.get(_COLOUR_KEY[card], ()):
-                if dst != src:
-                    moves.append((src, dst))
+            targets = accepts_pile.get(_COLOUR_KEY[card])
+            if targets:
+                for dst in targets:
+                    if dst != src:
+                        add((src, dst))
             if gaps and (src == W or any_gap_source):
                 for dst in gaps:
                     if dst != src:
-                        moves.append((src, dst))
+                        add((src, dst))
         if p[S]:
             if not (self._recycles_left < self.variant.recycles and p[W]):
-                moves.append((S, W))
+                add((S, W))
         elif p[W] and self._recycles_left > 0:
-            moves.append((W, S))
+            add((W, S))
         return moves
+
+    def _any_progress(self, moves: Iterable[Move]) -> bool:
+        # a plain loop: any() over a generator costs a frame per move, and the search asks per position
+        for src, dst in moves:  # noqa: SIM110
+            if dst >= F1 or src == S or dst == S:
+                return True
+        return False
+
+    def move_name(self, move: Move) -> str:
+        return _MOVE_NAMES[move]
 
     def _is_progress(self, move: Move) -> bool:
         return move[1] >= F1 or move[0] == S or move[1] == S
@@ -253,22 +286,27 @@ class FamilyGame(Game):
     # ----- views -----------------------------------------------------------------------
 
     def _board(self) -> dict[str, Any]:
+        # Once per move answered: names only for the places shown (the stock is a count).
         p = self._places
-        names = [[NAME[c] for c in pl] for pl in p]
+        base = self._base
         return {
             "variant": self.variant.id,
-            "phase": self.phase,
-            "base": None if self._base is None else RANKS[self._base - 1],
-            "terrace": names[T],
-            "foundations": {PLACE_NAMES[f]: names[f] for f in FOUNDATIONS},
-            "piles": {PLACE_NAMES[i]: names[i] for i in PILES},
-            "waste": names[W],
+            "phase": "choose-base" if base is None else "play",
+            "base": None if base is None else RANKS[base - 1],
+            "terrace": [NAME[c] for c in p[T]],
+            "foundations": {PLACE_NAMES[f]: [NAME[c] for c in p[f]] for f in FOUNDATIONS},
+            "piles": {PLACE_NAMES[i]: [NAME[c] for c in p[i]] for i in PILES},
+            "waste": [NAME[c] for c in p[W]],
             "stock": len(p[S]),
             "recycles_left": self._recycles_left,
             "terrace_free": self._terrace_free(),
             "score": self.score,
-            "terrace_left": self.terrace_left,
+            "terrace_left": len(p[T]),
         }
+
+    @property
+    def score(self) -> int:
+        return sum(map(len, self._places[F1:]))  # the foundations are the last places
 
     def __str__(self) -> str:
         v = self.view()

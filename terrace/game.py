@@ -21,7 +21,7 @@ the position representation and its undo, which must stay in step.
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from .cards import NAME
@@ -142,7 +142,7 @@ class Game:
         if self._status is None:
             if self._won():
                 self._status = "won"
-            elif any(self._is_progress(m) for m in self._legal_pairs()):
+            elif self._any_progress(self._legal_names().values()):
                 self._status = "playing"
             else:
                 self._status = self._short_search(budget) or self._memo.get(self.position_key())
@@ -253,6 +253,10 @@ class Game:
     def _won(self) -> bool:
         return self.score == 104
 
+    def _any_progress(self, moves: Iterable[Move]) -> bool:
+        """Whether any of ``moves`` is a progress move (engines may inline :meth:`_is_progress`)."""
+        return any(self._is_progress(m) for m in moves)
+
     def _search_places(self) -> tuple[Sequence[int], Sequence[int]]:
         """Places shuffle moves touch: (interchangeable ones, ones whose identity matters)."""
         raise NotImplementedError
@@ -261,7 +265,8 @@ class Game:
 
     def _legal_names(self) -> dict[str, Move]:
         if self._legal is None:
-            self._legal = {self.move_name(m): m for m in self._generate()}
+            name = self.move_name
+            self._legal = {name(m): m for m in self._generate()}
         return self._legal
 
     def _legal_pairs(self) -> Sequence[Move]:
@@ -352,7 +357,7 @@ class Game:
         if self._won():
             return "won"
         legal = self._legal_pairs()
-        if any(self._is_progress(m) for m in legal):
+        if self._any_progress(legal):
             return "playing"
         short = self._short_search(QUICK_SEARCH)
         if short is not None:
@@ -397,17 +402,21 @@ class Game:
             for card in places[place]:
                 below[card] = mark
 
-        def relocate(src: int, dst: int) -> bytes:
+        # The loop below runs some ten times per position: relocating is written out inline
+        # (a function call per relocation was a third of the search), with the markers in a list.
+        marks = [marker.get(place, 0) for place in range(len(places))]
+
+        def relocate(src: int, dst: int) -> None:
             card = places[src].pop()
             pile = places[dst]
-            below[card] = marker.get(dst) or (pile[-1] if pile else 255)
+            below[card] = marks[dst] or (pile[-1] if pile else 255)
             pile.append(card)
-            return bytes(below)
 
         seen = {bytes(below)}
         path: list[Move] = []
         stack = [iter(legal)]
         result: bool | None = False
+        generate, any_progress = self._generate, self._any_progress
         while stack:
             move = next(stack[-1], None)
             if move is None:
@@ -416,14 +425,21 @@ class Game:
                     src, dst = path.pop()
                     relocate(dst, src)
                 continue
-            key = relocate(*move)
-            if key in seen:
-                relocate(move[1], move[0])
+            src, dst = move
+            from_pile, to_pile = places[src], places[dst]
+            card = from_pile.pop()
+            below[card] = marks[dst] or (to_pile[-1] if to_pile else 255)
+            to_pile.append(card)
+            key = bytes(below)
+            if key in seen:  # put it back
+                to_pile.pop()
+                below[card] = marks[src] or (from_pile[-1] if from_pile else 255)
+                from_pile.append(card)
                 continue
             seen.add(key)
             path.append(move)
-            moves = self._generate()
-            if any(self._is_progress(m) for m in moves):
+            moves = generate()
+            if any_progress(moves):
                 result = True
                 break
             if len(seen) >= limit:

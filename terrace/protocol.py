@@ -16,7 +16,7 @@ import msgpack
 
 from .errors import ProtocolError
 from .variants import VARIANTS
-from .vocab import BOARDS, DEALS_MODES, ENTRIES, GOALS, KINDS, PERIODS, POOLS, START_MODES, TOPICS
+from .vocab import BOARDS, DEALS_MODES, ENTRIES, GOALS, KINDS, PERIODS, POOLS, START_MODES, TOPICS, VIEW_MODES
 
 MSGPACK = "terrace.v1.msgpack"
 JSON = "terrace.v1.json"
@@ -49,11 +49,13 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "session": _TOKEN,
         "kind": Field(str, choices=KINDS),
         "client": _CLIENT,
+        "views": Field(str, choices=VIEW_MODES),
     },
     "register": {
         "name": Field(str, True, low=1, high=64),
         "kind": Field(str, choices=KINDS),
         "client": _CLIENT,
+        "views": Field(str, choices=VIEW_MODES),
     },
     "races": {"start": Field(int, low=0, high=2**31)},
     "create": {

@@ -62,3 +62,7 @@ RACE_STATES: tuple[RaceState, ...] = get_args(RaceState)
 Status = Literal["playing", "won", "lost"]
 """A game's status (the lost rule decides ``lost``)."""
 STATUSES: tuple[Status, ...] = get_args(Status)
+
+ViewMode = Literal["full", "changes"]
+"""How a player's ``moved`` answers carry the view: whole, or only what the move changed."""
+VIEW_MODES: tuple[ViewMode, ...] = get_args(ViewMode)

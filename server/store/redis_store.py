@@ -97,6 +97,7 @@ from .base import (
     StoreDown,
     check_board_put,
 )
+from .batched import BatchedScript
 from .codec import pack, unpack
 from .scripts import (
     ADD_ACCOUNT,
@@ -104,6 +105,7 @@ from .scripts import (
     LEASE_RENEW,
     LEASE_TAKE,
     LOG_APPEND,
+    LOG_APPEND_INDEXED,
     QUEUE_MATCH,
     QUEUE_PUT,
     QUEUE_TAKE,
@@ -121,6 +123,7 @@ _DOWN = (
     OSError,
 )
 _LOG_PAGE = 1_000
+MAX_CONNECTIONS = 100  # connections to one Redis per server; more requests at once wait for one
 
 
 @contextmanager
@@ -164,8 +167,7 @@ class RedisStore:
     ) -> None:
         self._p = prefix
         self._keep = keep_records
-        self._r: aioredis.Redis | RedisCluster = (RedisCluster if cluster else aioredis.Redis).from_url(
-            url,
+        options: dict[str, Any] = dict(
             decode_responses=False,
             socket_connect_timeout=connect_timeout,
             socket_timeout=timeout,
@@ -173,6 +175,16 @@ class RedisStore:
             # that a caller waits seconds to learn the store is down.
             retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), retries=1),
         )
+        self._pool: aioredis.BlockingConnectionPool | None = None
+        if cluster:
+            self._r: aioredis.Redis | RedisCluster = RedisCluster.from_url(url, **options)
+        else:
+            # A request past the pool's connections waits for one (up to the timeout) instead of
+            # failing with "Too many connections": a burst of hellos is no store outage.
+            self._pool = aioredis.BlockingConnectionPool.from_url(
+                url, max_connections=MAX_CONNECTIONS, timeout=timeout, **options
+            )
+            self._r = aioredis.Redis(connection_pool=self._pool)
         self._acked = AckedWrites(self._r, url, replica_acks) if replica_acks > 0 else None
         self._add_account = self._script(ADD_ACCOUNT, cluster)
         self._save_record = self._script(SAVE_RECORD, cluster)
@@ -180,6 +192,12 @@ class RedisStore:
         self._lease_renew = self._script(LEASE_RENEW, cluster)
         self._apply_race = self._script(APPLY_RACE, cluster)
         self._log_append = self._script(LOG_APPEND, cluster)
+        # one Redis: a move's append (index, lease check, log) is one round trip, shared by the
+        # appends of every player that come while one is on its way
+        self._log_append_indexed = None if cluster else self._script(LOG_APPEND_INDEXED, cluster)
+        self._log_append_batched = (
+            None if cluster or self._acked is not None else BatchedScript(self._r, LOG_APPEND_INDEXED)  # type: ignore[arg-type]
+        )
         self._queue_put = self._script(QUEUE_PUT, cluster)
         self._queue_take = self._script(QUEUE_TAKE, cluster)
         self._queue_match = self._script(QUEUE_MATCH, cluster)
@@ -434,6 +452,19 @@ class RedisStore:
     async def log_append(self, race_id: str, entry: dict[str, Any], owner: str | None = None) -> None:
         keys = [self._race(race_id, "log"), self._race(race_id, "lease")]
         args: list[Any] = [owner or "", pack(entry)]
+        if self._log_append_indexed is not None:
+            keys.append(self._k("live"))
+            args.append(race_id)
+            with _guard():
+                if self._acked is not None:
+                    holder = await self._acked.run(self._log_append_indexed, keys, args)
+                elif self._log_append_batched is not None:
+                    holder = await self._log_append_batched(keys, args)
+                else:
+                    holder = await self._log_append_indexed(keys=keys, args=args)
+            if holder:
+                raise NotOwner(race_id, _s(holder))
+            return
         with _guard():
             await self._r.sadd(self._k("live"), race_id)  # the index first: never a lost race
             if self._acked is not None:
@@ -581,3 +612,5 @@ class RedisStore:
         if self._acked is not None:
             await self._acked.close()
         await self._r.aclose()
+        if self._pool is not None:  # a pool handed to the client is the owner's to close
+            await self._pool.disconnect()

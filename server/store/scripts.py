@@ -97,6 +97,16 @@ redis.call('XADD', KEYS[1], '*', 'e', ARGV[2])
 return false
 """
 
+# LOG_APPEND with the index of live races too (KEYS[3], ARGV[3]: the race id), in one round trip:
+# for one Redis, where every key may meet in one script (a cluster keeps them in other slots).
+LOG_APPEND_INDEXED = """
+redis.call('SADD', KEYS[3], ARGV[3])
+local holder = redis.call('GET', KEYS[2])
+if ARGV[1] ~= '' and holder and holder ~= ARGV[1] then return holder end
+redis.call('XADD', KEYS[1], '*', 'e', ARGV[2])
+return false
+"""
+
 # Matchmaking. KEYS: the queue's people (zset: player id -> ms queued, Redis's clock, so the
 # nodes' clocks never matter), its house players (the same), the players' data (hash), the
 # names of queues with someone waiting (set). Every key of every queue shares the {mm} slot.

@@ -26,7 +26,7 @@ from typing import Any
 from ..deal import commitment
 from ..errors import IllegalMove, ProtocolError
 from ..game import Game
-from ..messages import Finished, PlayerInfo, Result
+from ..messages import Finished, PlayerInfo, Result, View
 from ..replay import new_game
 from ..vocab import Finish, Quit, RaceState
 from . import states
@@ -218,6 +218,7 @@ class Race(Reports):
             Send(s.id, self._started(view, legal, 0, False, now)) for s in self.seats.values()
         ]
         for seat in self.seats.values():
+            seat.view = view
             if not seat.connected:
                 seat.grace_until = now + self.timing.grace
         effects += [Changed(self.summary()), self._push_standings()]
@@ -245,7 +246,8 @@ class Race(Reports):
             return self._wake([Send(player_id, {"type": "race", "race": self.summary()})])
         effects: list[Effect] = []
         if seat.finish is None and seat.game is not None:
-            started = self._started(seat.game.view(), sorted(seat.game.legal_moves()), seat.seq, True, now)
+            seat.view = seat.game.view()
+            started = self._started(seat.view, sorted(seat.game.legal_moves()), seat.seq, True, now)
             effects.append(Send(player_id, started))
         effects.append(Send(player_id, self.standings()))
         if was_away:
@@ -342,6 +344,12 @@ class Race(Reports):
             return [Reply(answer), *self._finish(seat, answer["finish"], at)]
         self._standings_soon_at(at)
         return [Reply(answer)]
+
+    def view_changes(self, player_id: str, seq: int) -> View | None:
+        """What ``player_id``'s move ``seq`` changed in their view (for a ``moved`` answer that
+        carries ``changes``), or None if its answer is not kept."""
+        seat = self.seats.get(player_id)
+        return None if seat is None else seat.changes(seq)
 
     def mark_reached(self, seat: Seat, at: int) -> None:
         """While rebuilding from a log: note the finish ``seat``'s game reached (no effects; the

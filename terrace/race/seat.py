@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from ..game import Game
-from ..messages import Moved, PlayerInfo, Row
+from ..messages import Moved, PlayerInfo, Row, View
+from ..views import view_changes
 from ..vocab import Finish, Goal, Status
 from .places import Standing
 from .rules import KEEP_ANSWERS
@@ -35,6 +36,10 @@ class Seat:
     connected: bool = True
     grace_until: int | None = None  # clock time the player must be back by
     pending: Pending | None = None
+    view: View | None = None  # the view the player has last been given (start, or their last move)
+    # seq -> the view before that move, beside its kept answer: its changes are worked out only for
+    # a player who takes them (``changes``)
+    before: dict[int, View | None] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -79,13 +84,14 @@ class Seat:
         """The ``moved`` answer to the move just played, kept (with ``text``) for resends."""
         game = self.game
         assert game is not None
+        view = game.view()
         answer: Moved = {
             "type": "moved",
             "race": race_id,
             "seq": self.seq,
             "move": game.moves[-1],
             "events": game.last_events,
-            "view": game.view(),
+            "view": view,
             "legal": sorted(game.legal_moves()),
             "status": cast(Status, game.status),
         }
@@ -93,9 +99,20 @@ class Seat:
         if finish is not None:
             answer["finish"] = finish
         self.answers[self.seq] = (text, answer)
+        self.before[self.seq] = self.view
+        self.view = view
         if len(self.answers) > KEEP_ANSWERS:
-            self.answers.popitem(last=False)
+            dropped, _ = self.answers.popitem(last=False)
+            self.before.pop(dropped, None)
         return answer
+
+    def changes(self, seq: int) -> View | None:
+        """What the kept move ``seq`` changed in the view (all of it when the view before is not
+        known), or None when no answer to ``seq`` is kept."""
+        kept = self.answers.get(seq)
+        if kept is None:
+            return None
+        return view_changes(self.before.get(seq), kept[1]["view"])
 
     def row(self, place: int | None) -> Row:
         """The seat's standings row: counts only, never a card."""

@@ -93,6 +93,7 @@ def test_every_setting_has_its_environment_variable() -> None:
         "session_ttl": 600.0,
         "redis_mode": "cluster",
         "redis_replica_acks": 1,
+        "event_loop": "uvloop",
     }
     assert set(changed) == {f.name for f in dataclasses.fields(Config)}
     config = parse([], {env_name(k): str(v) for k, v in changed.items()})
