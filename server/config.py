@@ -60,6 +60,9 @@ class Config:
     session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
     redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL
     redis_replica_acks: int = 0  # replicas that must have a move's log entry before it is answered
+    # ----- the daily deal
+    daily_secret: str = ""  # hex key the daily seeds come from; empty: made once and kept in the store
+    daily_prepare: float = 0.0  # seconds between draws ahead of today's and tomorrow's deals (0: on demand)
 
 
 _HELP = {
@@ -104,6 +107,8 @@ _HELP = {
     "session_ttl": "seconds a session stays good on every node after its last hello",
     "redis_mode": "'single' for one Redis, 'cluster' for Redis Cluster (--redis-url names any node)",
     "redis_replica_acks": "Redis replicas that must have each move before it is answered (WAIT)",
+    "daily_secret": "hex key the daily deals' seeds are drawn from, the same on every node (empty: made once, kept in the store)",
+    "daily_prepare": "seconds between checks that today's and tomorrow's daily deals are drawn (0: drawn when first asked for)",
 }
 
 
@@ -161,6 +166,12 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         )
     if config.redis_mode not in REDIS_MODES:
         problems.append(f"--redis-mode must be one of {', '.join(REDIS_MODES)}")
+    if config.daily_secret:
+        try:
+            if len(bytes.fromhex(config.daily_secret)) < 16:
+                problems.append("--daily-secret must be at least 16 bytes (32 hex digits)")
+        except ValueError:
+            problems.append("--daily-secret must be hexadecimal")
     if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
         problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
     if problems:
@@ -208,4 +219,5 @@ _NOT_NEGATIVE = (
     "send_buffer",
     "rated_seats_per_address",
     "redis_replica_acks",
+    "daily_prepare",
 )

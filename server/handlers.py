@@ -21,6 +21,7 @@ from .adoption import Adoption
 from .archive import Archive
 from .audience import Audience
 from .connection import Connection
+from .daily import Daily
 from .driver import RaceDriver
 from .leaderboards import Leaderboards
 from .limits import AddressBuckets
@@ -47,6 +48,7 @@ ANONYMOUS = frozenset(
         "record",
         "ping",
         "leaderboard",
+        "daily",
     }
 )
 
@@ -73,6 +75,7 @@ class Handlers:
         self.adoption = adoption
         self.leaderboards = leaderboards
         self.store = store
+        self.daily: Daily | None = None  # set by the server: the daily deal's requests
         per_hour = registry.config.registrations_per_hour
         self.registrations = AddressBuckets(per_hour / 3600, per_hour)  # accounts an address may make
         self.table: dict[str, Handler] = {
@@ -251,6 +254,8 @@ class Handlers:
                 await self.adoption.local(race_id)  # adopts it if its owner died
             except Redirect:  # another node's race: its events reach us through the store
                 return await self._spectate_remote(conn, race_id)
+        if race_id in self.registry.keepers:  # a daily attempt: nobody watches it, nor learns it exists
+            raise ProtocolError("no_race", race=race_id)
         race = self.registry.get(race_id).race
         self.audience.spectate(conn, race_id)
         return {"type": "spectating", "race": race.summary(), "standings": race.standings()}
@@ -279,8 +284,8 @@ class Handlers:
 
     async def on_subscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
         self.audience.subscribe(conn, req["topic"])
-        if req["topic"] == "leaderboards":
-            return {"type": "subscribed", "topic": "leaderboards"}
+        if req["topic"] in ("leaderboards", "daily"):
+            return {"type": "subscribed", "topic": req["topic"]}
         page = await self._page(0)
         running = (r for r in page["races"] if r["state"] == "running")
         return {
@@ -313,9 +318,23 @@ class Handlers:
         try:
             return {"type": "record", "race": await self.archive.record(race_id)}
         except ProtocolError:
+            if race_id in self.registry.keepers:  # a daily attempt under way: as if there were none
+                raise ProtocolError("no_race", race=race_id) from None
             if race_id in self.registry.drivers or await self.adoption.owner_elsewhere(race_id):
                 raise ProtocolError("not_finished", race=race_id) from None
+            if self.daily is not None and (kept := await self.daily.record(race_id, conn.player)) is not None:
+                return {"type": "record", "race": kept}
             raise
+
+    # ----- the daily deal (server.daily) ----------------------------------------------
+
+    async def on_daily(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.daily is not None
+        return await self.daily.answer(req, conn.player)
+
+    async def on_daily_play(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.daily is not None
+        return await self.daily.play(self._player(conn), req)
 
     async def on_ping(self, conn: Connection, req: dict[str, Any]) -> Message:
         return {"type": "pong", "time": int(time.time() * 1000)}

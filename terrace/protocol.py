@@ -94,6 +94,17 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "around": _NAME,
     },
     "ping": {},
+    "daily": {
+        "variant": Field(str, True, choices=tuple(VARIANTS)),
+        "day": Field(str, low=10, high=10),
+        "pool": Field(str, choices=POOLS),
+    },
+    "daily_play": {
+        "variant": Field(str, True, choices=tuple(VARIANTS)),
+        "day": Field(str, low=10, high=10),
+        "practice": Field(bool),
+        "ghosts": Field(int, low=0, high=8),
+    },
 }
 
 
