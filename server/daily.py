@@ -195,7 +195,9 @@ class Daily:
             out["best"] = await self._best(variant, day, pool)
         return out
 
-    async def board(self, variant: str, day: str, pool: str, count: int = BOARD_ROWS) -> tuple[list[Message], int]:
+    async def board(
+        self, variant: str, day: str, pool: str, count: int = BOARD_ROWS
+    ) -> tuple[list[Message], int]:
         """The first ``count`` rows of a day's board, and how many rows it has."""
         key = _board(variant, day, pool)
         entries = await self.store.board_range(key, 0, count, False)
@@ -266,7 +268,9 @@ class Daily:
         self.registry.check_free(player)  # anything may have happened while the store answered
         ghosts = await self._ghosts(variant, day, player, int(req.get("ghosts", 3)))
         v = VARIANTS[variant]
-        rules = RaceRules(variant, v.default_goal, 1, self.config.default_time_limit, "all", "full", deal.rules_version)
+        rules = RaceRules(
+            variant, v.default_goal, 1, self.config.default_time_limit, "all", "full", deal.rules_version
+        )
         race = DailyRace(
             race_id,
             rules,
@@ -320,7 +324,9 @@ class Daily:
                 out.append(Recorded.of(attempt["ghost"]))
         return out
 
-    def _over(self, variant: str, day: str, rated: bool, driver: RaceDriver, record: Message | None) -> None:
+    def _over(
+        self, variant: str, day: str, rated: bool, driver: RaceDriver, record: Mapping[str, Any] | None
+    ) -> None:
         """An attempt ended: what it left is known here at once (the player's next request sees
         it), and kept in the store in the background, retried while the store is down."""
         race = driver.race
@@ -334,7 +340,11 @@ class Daily:
         row = record["results"][0]
         goal_time = row["time"] if row["finish"] == "goal" else None
         value = board_value(goal_time, int(row["score"]), row.get("last_home"))
-        full = {**record, "daily": {"variant": variant, "day": day, "rated": rated}, "move_times": race.move_times}
+        full = {
+            **record,
+            "daily": {"variant": variant, "day": day, "rated": rated},
+            "move_times": race.move_times,
+        }
         kept: Message = {
             "race": race.id,
             "player": race.creator,
@@ -368,7 +378,9 @@ class Daily:
         if board is None:
             return
         name, pid, value = board
-        await until_stored(f"daily board {name}", lambda: self.store.board_put(name, pid, value, "min", KEEP_TTL))
+        await until_stored(
+            f"daily board {name}", lambda: self.store.board_put(name, pid, value, "min", KEEP_TTL)
+        )
         _, variant, day, pool = name.split(":")
         await self.board_changed(variant, day, pool)
         if self.publish is not None:
@@ -380,7 +392,14 @@ class Daily:
             return
         rows, total = await self.board(variant, day, pool)
         self.audience.to_daily(
-            {"type": "daily_board", "variant": variant, "day": day, "pool": pool, "board": rows, "total": total}
+            {
+                "type": "daily_board",
+                "variant": variant,
+                "day": day,
+                "pool": pool,
+                "board": rows,
+                "total": total,
+            }
         )
 
     async def drain(self) -> None:
@@ -403,4 +422,10 @@ def _own(attempt: Mapping[str, Any] | None) -> Message:
     if attempt.get("state") != "finished":
         return {"state": "playing", "race": attempt.get("race")}
     row = board_row(0, attempt["player"], float(attempt["value"]))
-    return {"state": "finished", "race": attempt["race"], "time": row["time"], "score": row["score"], "goal": row["goal"]}
+    return {
+        "state": "finished",
+        "race": attempt["race"],
+        "time": row["time"],
+        "score": row["score"],
+        "goal": row["goal"],
+    }

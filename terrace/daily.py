@@ -25,7 +25,7 @@ from typing import Any
 from .deal import commitment
 from .messages import PlayerInfo, Standings
 from .race import Race
-from .race.effects import Broadcast, Effect, LogEntry, Over
+from .race.effects import Broadcast, Effect, LogEntry
 from .race.seat import Seat
 from .race.standings import ordered, rows
 from .replay import new_game
@@ -243,9 +243,9 @@ class DailyRace(Race):
         return due
 
     def tick(self, now: int) -> list[Effect]:
-        if self.state == "running" and self.started_ms is not None:
-            if any([g.advance(self.race_time(now)) for g in self.ghosts]):
-                self._standings_soon(now)
+        # every ghost advances (a list, not any(): all of them, not up to the first that moved)
+        if self.state == "running" and any([g.advance(self.race_time(now)) for g in self.ghosts]):
+            self._standings_soon(now)
         return super().tick(now)
 
     def standings(self) -> Standings:
@@ -266,14 +266,13 @@ class DailyRace(Race):
         return next(p for s, p in ordered(seats) if s in self.seats.values())
 
     def _end(self, at: int) -> list[Effect]:
-        effects = super()._end(at)
+        """The race's end, with the seed kept out of ``finished`` (the day is not over) and the
+        final standings, ghosts placed, after it."""
         out: list[Effect] = []
-        for effect in effects:
+        for effect in super()._end(at):
             if isinstance(effect, Broadcast) and effect.message.get("type") == "finished":
-                effect = Broadcast({k: v for k, v in effect.message.items() if k != "seed"})  # type: ignore[arg-type]
-                out += [effect, Broadcast(self.standings())]
-            elif isinstance(effect, Over):
-                out.append(effect)
+                told = {k: v for k, v in effect.message.items() if k != "seed"}
+                out += [Broadcast(told), Broadcast(self.standings())]
             else:
                 out.append(effect)
         return out
@@ -283,4 +282,9 @@ class DailyRace(Race):
         seat = next(iter(self.seats.values()))
         if seat.game is None or seat.finish is None or seat.finish_ms is None:
             return None
-        return Recorded(seat.player, list(zip(self.move_times, seat.game.moves, strict=False)), seat.finish, seat.finish_ms)
+        return Recorded(
+            seat.player,
+            list(zip(self.move_times, seat.game.moves, strict=False)),
+            seat.finish,
+            seat.finish_ms,
+        )

@@ -135,7 +135,9 @@ async def test_tomorrows_commitment_is_published_today_and_the_reveal_matches(
     assert commitment(seed) == today["commitment"] == past["commitment"]
     assert terrace.new_game("terrace", seed).view() == started["view"]
     assert terrace.replay("terrace", seed, past["solution"]).status == "won"  # proven winnable
-    assert [b["player"]["name"] for b in past["best"]] == ["Checker"] and len(past["best"][0]["move_list"]) == 1
+    assert [b["player"]["name"] for b in past["best"]] == ["Checker"] and len(
+        past["best"][0]["move_list"]
+    ) == 1
     record = (await a.request("record", race=started["race"]))["race"]
     assert record["seed"] == past["seed"] and record["solution"] == past["solution"]
     checked = audit(record)
@@ -183,28 +185,38 @@ async def test_nobody_learns_the_deal_before_the_day_ends(
 async def test_a_ghost_race_shows_the_earlier_attempt_at_its_recorded_pace(server: RaceServer) -> None:
     a, b = await registered(server.url, "Pacer"), await registered(server.url, "Chaser")
     await play_daily(a, moves=3, pause=0.3)
-    record = (await a.request("record", race=(await a.request("daily", variant="terrace"))["attempt"]["race"]))
+    record = await a.request("record", race=(await a.request("daily", variant="terrace"))["attempt"]["race"])
     times = record["race"]["move_times"]
     assert len(times) == 3 and times[2] >= 600
 
     answer = await b.request("daily_play", variant="terrace", ghosts=3)
     assert answer["ghosts"] == 1
-    started = await b.wait("started")
+    await b.wait("started")
     zero = time.time() * 1000
     seen: dict[int, float] = {}  # ghost moves -> when B first saw that many, ms after its first view
     while True:
         standings = await b.wait("standings", timeout=10)
         ghost = [r for r in standings["rows"] if r["player"].get("ghost")]
         assert len(ghost) == 1 and ghost[0]["player"]["name"] == "Pacer"
-        assert set(ghost[0]) == {"player", "score", "terrace_left", "moves", "finished", "finish", "time", "place", "connected"}
+        assert set(ghost[0]) == {
+            "player",
+            "score",
+            "terrace_left",
+            "moves",
+            "finished",
+            "finish",
+            "time",
+            "place",
+            "connected",
+        }
         seen.setdefault(ghost[0]["moves"], time.time() * 1000 - zero)
         if ghost[0]["finished"]:
             break
     assert {1, 2, 3} <= set(seen), seen  # it advanced move by move
     for n in (1, 2, 3):  # never ahead of the pace it was played at
         assert seen[n] >= times[n - 1] - 100, (seen, times)
-    for m in b.inbox + [started]:  # no card of the ghost's reaches the chaser
-        assert "Pacer" not in str(m.get("view", "")) and m.get("type") != "moved"
+    # no card of the ghost's reaches the chaser: its own first view is the only view it was sent
+    assert [m["type"] for m in b.inbox if "view" in m or "legal" in m or "move_list" in m] == []
     assert (await b.request("resign", race=answer["race"]))["type"] == "resigned"
     final = await b.wait(lambda m: m.get("type") == "standings" and m["state"] == "finished")
     assert sorted(r["place"] for r in final["rows"]) in ([1, 2], [1, 1])
@@ -237,7 +249,9 @@ async def test_two_nodes_on_one_redis_deal_the_same_day_and_share_one_attempt(
     nodes: list[RaceServer] = []
     for _ in range(2):  # no secret set: the first node makes one and keeps it in the store
         port = _free_port()
-        nodes.append(await make_server(port=port, public_url=f"ws://127.0.0.1:{port}/ws", redis_url=redis_url))
+        nodes.append(
+            await make_server(port=port, public_url=f"ws://127.0.0.1:{port}/ws", redis_url=redis_url)
+        )
     a, b = await registered(nodes[0].url, "NodeOne"), await registered(nodes[1].url, "NodeTwo")
     daily_a = await a.request("daily", variant="terrace")
     daily_b = await b.request("daily", variant="terrace")
@@ -252,4 +266,3 @@ async def test_two_nodes_on_one_redis_deal_the_same_day_and_share_one_attempt(
     assert again["type"] == "error" and again["code"] == "daily_attempted", again
     rows = (await b.request("daily", variant="terrace"))["board"]
     assert sorted(r["player"]["name"] for r in rows) == ["NodeOne", "NodeTwo"]
-
