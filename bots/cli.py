@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--goal", choices=["terrace", "clear"], help="race goal (default: the variant's)")
     r.add_argument("--pool", choices=["all", "bots", "humans"], default="all", help="who to be matched with")
     r.add_argument("--race", help="join this race id instead of queueing")
+    r.add_argument("--daily", action="store_true", help="play today's daily deal of --queue's variant, once")
+    r.add_argument("--practice", action="store_true", help="with --daily: a practice game after the attempt")
     r.add_argument("--races", type=int, default=1, help="races to play; 0 = for ever (default 1)")
     r.add_argument("--json", action="store_true", help="print each result as a JSON line")
 
@@ -159,6 +161,8 @@ async def _race(args: argparse.Namespace, factory: Any) -> int:
         pool=args.pool,
         race=args.race,
         races=args.races or None,
+        daily=args.daily,
+        practice=args.practice,
         on_result=show,
     )
     return 0

@@ -158,11 +158,18 @@ class Racer:
         pool: str = "all",
         race: str | None = None,
         house: bool = False,
+        daily: bool = False,
+        practice: bool = False,
     ) -> RaceResult:
-        """Play one race: ``race`` to join that race, else queue for ``variant``/``goal``/``pool``."""
+        """Play one race: ``race`` to join that race; ``daily`` for today's daily deal of ``variant``
+        (the account's rated attempt, or with ``practice`` a practice game after it); else queue
+        for ``variant``/``goal``/``pool``."""
         if self.link.conn is None or self.link.gone is not None:
             await self.connect()
-        started = await self._until_started(variant, goal, pool, race, house)
+        if daily:
+            started = await self._daily_started(variant, practice)
+        else:
+            started = await self._until_started(variant, goal, pool, race, house)
         race_id = started["race"]
         view, legal, seq = started["view"], started["legal"], started.get("seq", 0)
         info = {"race": race_id, "variant": view.get("variant", variant), "goal": _goal_of(started, goal)}
@@ -212,6 +219,19 @@ class Racer:
             ok = answer["type"] == "queued" or answer.get("code") == "already_in_race"
         if not ok:
             raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
+        while True:
+            started = await self._wait("started", race=race)
+            if started["race"] not in self._over:
+                return started
+
+    async def _daily_started(self, variant: str, practice: bool) -> Message:
+        answer = await self._request("daily_play", variant=variant, practice=practice)
+        if answer["type"] == "daily_playing":
+            race: str | None = answer["race"]
+        elif answer.get("code") == "already_in_race":  # our hello put us back into the attempt
+            race = None
+        else:
+            raise SDKError(f"daily_play refused: {answer.get('code')}: {answer.get('message')}", answer)
         while True:
             started = await self._wait("started", race=race)
             if started["race"] not in self._over:
@@ -301,6 +321,8 @@ async def play(
     race: str | None = None,
     races: int | None = 1,
     house: bool = False,
+    daily: bool = False,
+    practice: bool = False,
     subprotocol: str = MSGPACK,
     reconnect_for: float = RECONNECT_FOR,
     on_result: Callable[[RaceResult], None] | None = None,
@@ -308,21 +330,25 @@ async def play(
     """Race ``factory``'s bots ``races`` times (None: for ever) and return the results.
 
     ``token`` names a registered account; without one the bot plays as the guest
-    ``name``. ``race`` joins that race (once); otherwise each race comes from the
-    queue for ``variant``, ``goal`` and ``pool``.
+    ``name``. ``race`` joins that race (once); ``daily`` plays today's daily deal of
+    ``variant`` once: the account's one rated attempt of the day (an ``SDKError`` with
+    code ``daily_attempted`` once it is used), or with ``practice`` an unrated game after
+    it. Otherwise each race comes from the queue for ``variant``, ``goal`` and ``pool``.
     """
     racer = Racer(factory, url, token=token, name=name, subprotocol=subprotocol, reconnect_for=reconnect_for)
     results: list[RaceResult] = []
     try:
         await racer.connect()
         while races is None or len(results) < races:
-            result = await racer.race(variant=variant, goal=goal, pool=pool, race=race, house=house)
+            result = await racer.race(
+                variant=variant, goal=goal, pool=pool, race=race, house=house, daily=daily, practice=practice
+            )
             log.info("%s: %s", racer._who(), result)
             results.append(result)
             if on_result is not None:
                 on_result(result)
-            if race is not None:
-                break  # a named race is played once
+            if race is not None or daily:
+                break  # a named race, or the daily deal, is played once
     finally:
         await racer.close()
     return results
