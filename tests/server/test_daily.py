@@ -253,11 +253,15 @@ async def test_two_nodes_on_one_redis_deal_the_same_day_and_share_one_attempt(
             await make_server(port=port, public_url=f"ws://127.0.0.1:{port}/ws", redis_url=redis_url)
         )
     a, b = await registered(nodes[0].url, "NodeOne"), await registered(nodes[1].url, "NodeTwo")
+    watcher = await Client.open(nodes[1].url, MSGPACK)  # the board of the other node's attempts, live
+    assert (await watcher.request("subscribe", topic="daily"))["type"] == "subscribed"
     daily_a = await a.request("daily", variant="terrace")
     daily_b = await b.request("daily", variant="terrace")
     assert daily_a["commitment"] == daily_b["commitment"]
     assert daily_a["next_commitment"] == daily_b["next_commitment"]
     first, _ = await play_daily(a)
+    pushed = await watcher.wait("daily_board", timeout=10)
+    assert [r["player"]["name"] for r in pushed["board"]] == ["NodeOne"]
     second, _ = await play_daily(b)
     assert first["view"] == second["view"]
     a_elsewhere = await Client.open(nodes[1].url, MSGPACK)  # the first account, on the other node
