@@ -92,7 +92,7 @@ class RaceServer:
             self.leaderboards,
             self.store,
         )
-        self.daily = Daily(config, self.store, self.registry, self.audience, self.executor)
+        self.daily = Daily(config, self.store, self.registry, self.audience)
         self.handlers.daily = self.daily
         self.cluster: Cluster | None = None
         self.guard = Guard(config, self.metrics)  # sockets per address from accept; buckets per address

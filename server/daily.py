@@ -1,11 +1,12 @@
-"""The daily deal's edge: seeds drawn ahead in the workers, attempts, the daily board, reveals.
+"""The daily deal's edge: seeds drawn ahead in a worker process, attempts, the daily board, reveals.
 
 The rules of the day are :mod:`terrace.daily` (sans-I/O); this module keeps them in the store
 and runs the attempts:
 
 - the secret the seeds come from is the ``daily_secret`` setting, or, when that is empty, one
   made on first use and kept in the store, so every node on one store draws the same seeds;
-- a day's deal is drawn (in the worker processes, never on the event loop) the first time it
+- a day's deal is drawn (in a worker process of its own, never on the event loop nor in the
+  workers of the lost search, which moves wait for) the first time it
   is wanted and kept in the store, first write winning; with ``daily_prepare`` set, a task
   draws today's and tomorrow's deals of every variant ahead of time;
 - an attempt is a :class:`terrace.daily.DailyRace` run by the registry like any race, but kept
@@ -23,10 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from terrace.daily import (
@@ -77,14 +79,17 @@ class Daily:
         store: Store,
         registry: Registry,
         audience: Audience,
-        executor: Executor,
+        executor: Executor | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
         self.store = store
         self.registry = registry
         self.audience = audience
+        # One worker process of its own, started on the first draw: a draw can take minutes
+        # (signora), and must never hold up the lost searches that moves wait for.
         self.executor = executor
+        self._own_executor = executor is None
         self.clock = clock
         self.publish: Callable[[Message], None] | None = None  # one node of many: tell the others
         self._secret: bytes | None = None
@@ -126,6 +131,8 @@ class Daily:
         if kept is None:
             secret = await self.secret()
             loop = asyncio.get_running_loop()
+            if self.executor is None:
+                self.executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
             drawn = await loop.run_in_executor(self.executor, draw, secret, variant, day, RULES_VERSION)
             log.info("daily %s %s: candidate %d proven winnable", variant, day, drawn.counter)
             # two nodes drawing at once draw the same deal; the first write wins all the same
@@ -403,8 +410,15 @@ class Daily:
         )
 
     async def drain(self) -> None:
+        """At shutdown: let attempts just ended reach the store, and stop the drawing worker."""
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=5)
+        if self._own_executor and isinstance(self.executor, ProcessPoolExecutor):
+            workers = list((getattr(self.executor, "_processes", None) or {}).values())
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
+            for worker in workers:  # a draw under way may take minutes: it is drawn again next time
+                worker.terminate()
 
 
 def _attempt(variant: str, day: str, player_id: str) -> str:

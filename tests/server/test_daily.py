@@ -15,8 +15,10 @@ import pytest
 import terrace
 from server.app import RaceServer
 from terrace.audit import audit
+from terrace.daily import shift
 from terrace.deal import commitment
 from terrace.protocol import MSGPACK
+from tests.poll import eventually
 
 from .conftest import FAST, Connect, MakeServer, servers
 from .wire import Client
@@ -270,3 +272,23 @@ async def test_two_nodes_on_one_redis_deal_the_same_day_and_share_one_attempt(
     assert again["type"] == "error" and again["code"] == "daily_attempted", again
     rows = (await b.request("daily", variant="terrace"))["board"]
     assert sorted(r["player"]["name"] for r in rows) == ["NodeOne", "NodeTwo"]
+
+
+async def test_daily_prepare_draws_today_and_tomorrow_ahead_and_a_draw_under_way_never_holds_shutdown(
+    make_server: MakeServer,
+) -> None:
+    srv = await make_server(daily_secret=SECRET, daily_prepare=600.0)
+    today = srv.daily.today()
+
+    async def drawn() -> bool:
+        ahead = [await srv.store.daily_get(f"deal:terrace:{d}") for d in (today, shift(today, 1))]
+        return None not in ahead
+
+    await eventually(drawn, timeout=60)
+    kept = await srv.store.daily_get(f"deal:terrace:{today}")
+    assert (
+        kept is not None
+        and terrace.replay("terrace", bytes.fromhex(kept["seed"]), kept["solution"]).status == "won"
+    )
+    # the other variants are being drawn now (signora takes minutes): stopping does not wait for them
+    await asyncio.wait_for(srv.stop(), timeout=30)
