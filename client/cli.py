@@ -115,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--variant", default="terrace", choices=variants)
     d.add_argument("--day", help="a past day (YYYY-MM-DD): its revealed deal and board; practice on it")
     d.add_argument("--board", action="store_true", help="only show the day and its board")
+    d.add_argument("--pool", choices=["humans", "bots"], help="whose board (default: your kind's)")
     d.add_argument("--practice", action="store_true", help="play again after your rated attempt, unrated")
     d.add_argument("--ghosts", type=int, default=3, help="earlier attempts to race against, 0-8 (default 3)")
     d.add_argument("--name", help="play as a guest with this name (default: your registered account)")

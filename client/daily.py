@@ -94,7 +94,8 @@ async def daily(args: argparse.Namespace, out: Console) -> int:
         me = welcome["player"]["name"]
         config.save_session(args.server, me, welcome["session"])
         day: dict[str, Any] = {"day": args.day} if args.day else {}
-        answer = checked(await table.ask("daily", variant=args.variant, **day))
+        pool: dict[str, Any] = {"pool": args.pool} if getattr(args, "pool", None) else {}
+        answer = checked(await table.ask("daily", variant=args.variant, **day, **pool))
         if args.json:
             print(json.dumps(answer))
             return 0

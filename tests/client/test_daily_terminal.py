@@ -54,6 +54,9 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     await child.expect(pexpect.EOF, async_=True)
     shown = str(child.before)
     assert "Pacer" in shown and "Solo" in shown and "move>" not in shown  # the board only, no game
+    child = _spawn("daily", "--board", "--pool", "bots", "--server", server.url)
+    await child.expect(pexpect.EOF, async_=True)
+    assert "bots · 0 attempts: nobody on this board yet" in str(child.before)
     child = _spawn("daily", "--practice", "--ghosts", "0", "--server", server.url)
     await _expect(child, "practice game")
     await _expect(child, "move>")
