@@ -116,10 +116,17 @@ class Daily:
         return self._secret
 
     async def deal(self, variant: str, day: str) -> DailyDeal:
-        """The deal of ``variant`` on ``day``: kept, or drawn now (once, whoever asks meanwhile)."""
+        """The deal of ``variant`` on ``day``: kept, or for today and tomorrow drawn now (once,
+        whoever asks meanwhile). A past day's deal is only ever the one kept: a day no deal was
+        published for has none (``no_daily``), and asking for old days costs no drawing."""
         key = (variant, day)
         if key in self._deals:
             return self._deals[key]
+        if day < self.today():
+            kept = await self.store.daily_get(f"deal:{variant}:{day}")
+            if kept is None:
+                raise ProtocolError("no_daily", variant=variant, day=day)
+            return DailyDeal.of(kept)
         drawing = self._drawing.get(key)
         if drawing is None:
             drawing = self._drawing[key] = asyncio.ensure_future(self._draw(variant, day))

@@ -126,6 +126,10 @@ async def test_tomorrows_commitment_is_published_today_and_the_reveal_matches(
     started, _ = await play_daily(a, moves=1)
     ahead = await a.request("daily", variant="terrace", day="2026-11-19")
     assert ahead["type"] == "error" and ahead["code"] == "daily_not_yet", ahead
+    never = await a.request("daily", variant="terrace", day="2026-11-17")  # no deal was published then
+    assert never["type"] == "error" and never["code"] == "no_daily", never
+    refused = await a.request("daily_play", variant="terrace", day="2026-11-17", practice=True)
+    assert refused["code"] == "no_daily"
 
     clock.next_day()
     tomorrow = await a.request("daily", variant="terrace")
@@ -144,6 +148,10 @@ async def test_tomorrows_commitment_is_published_today_and_the_reveal_matches(
     assert record["seed"] == past["seed"] and record["solution"] == past["solution"]
     checked = audit(record)
     assert checked.ok, checked.failed
+    again, _ = await play_daily(a, day="2026-11-18")  # a past day's deal: practice, as often as wanted
+    assert again["view"] == started["view"]
+    rows = (await a.request("daily", variant="terrace", day="2026-11-18"))["board"]
+    assert [r["player"]["name"] for r in rows] == ["Checker"]  # one row still
 
 
 async def test_nobody_learns_the_deal_before_the_day_ends(
