@@ -258,10 +258,11 @@ class Daily:
         practice = bool(req.get("practice", False))
         self.registry.check_free(player)
         deal = await self.deal(variant, day)
+        ghosts = await self._ghosts(variant, day, player, int(req.get("ghosts", 3)))
         race_id = self._race_id()
         rated = False
+        key = _attempt(variant, day, player.id)
         if day == self.today() and player.registered:
-            key = _attempt(variant, day, player.id)
             kept = await self._get(key)
             if kept is None or kept.get("state") == "cancelled":
                 if practice:
@@ -279,8 +280,12 @@ class Daily:
                 raise ProtocolError("daily_attempted", variant=variant, day=day)
             elif kept.get("state") != "finished":
                 raise ProtocolError("daily_unfinished", variant=variant)
-        self.registry.check_free(player)  # anything may have happened while the store answered
-        ghosts = await self._ghosts(variant, day, player, int(req.get("ghosts", 3)))
+        try:  # anything may have happened while the store answered; nothing is awaited from here on
+            self.registry.check_free(player)
+        except ProtocolError:
+            if rated:  # the claim is given back: no attempt was seen
+                await self.store.daily_put(key, {"state": "cancelled", "race": race_id}, KEEP_TTL)
+            raise
         v = VARIANTS[variant]
         rules = RaceRules(
             variant, v.default_goal, 1, self.config.default_time_limit, "all", "full", deal.rules_version
