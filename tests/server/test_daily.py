@@ -300,3 +300,23 @@ async def test_daily_prepare_draws_today_and_tomorrow_ahead_and_a_draw_under_way
     )
     # the other variants are being drawn now (signora takes minutes): stopping does not wait for them
     await asyncio.wait_for(srv.stop(), timeout=30)
+
+
+async def test_ghosts_are_the_attempts_nearest_the_players_rating_when_there_are_more(
+    server: RaceServer,
+) -> None:
+    ratings = {"Strong": (40.0, 1.0), "Close": (23.0, 1.0), "Weak": (10.0, 1.0), "Chooser": (25.0, 1.0)}
+    clients = {name: await registered(server.url, name) for name in ratings}
+    await server.store.set_ratings(
+        "humans",
+        "terrace",
+        {c.player["id"]: ratings[n] for n, c in clients.items()},  # type: ignore[attr-defined]
+    )
+    for name in ("Strong", "Close", "Weak"):
+        await play_daily(clients[name])
+    chooser = clients["Chooser"]
+    answer = await chooser.request("daily_play", variant="terrace", ghosts=1)
+    assert answer["ghosts"] == 1
+    standings = await chooser.wait("standings")
+    assert [r["player"]["name"] for r in standings["rows"] if r["player"].get("ghost")] == ["Close"]
+    await chooser.request("resign", race=answer["race"])
