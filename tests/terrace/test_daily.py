@@ -22,6 +22,8 @@ from terrace.daily import (
     shift,
 )
 from terrace.deal import commitment
+from terrace.errors import ProtocolError
+from terrace.protocol import check_request
 from terrace.race import RaceRules, Timing
 from terrace.race.effects import Broadcast, Send
 
@@ -141,3 +143,25 @@ def test_a_daily_race_pushes_ghost_standings_at_their_pace_and_keeps_the_seed_ba
     assert (
         race.ghost_place() == 2 and race.record()["seed"] == seed.hex()
     )  # the record keeps it, for the reveal
+
+
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        ({"type": "daily"}, "variant"),
+        ({"type": "daily", "variant": "patience"}, "variant"),
+        ({"type": "daily", "variant": "terrace", "day": "2026-11-1"}, "day"),
+        ({"type": "daily", "variant": "terrace", "pool": "everyone"}, "pool"),
+        ({"type": "daily_play", "variant": "terrace", "ghosts": 9}, "ghosts"),
+        ({"type": "daily_play", "variant": "terrace", "practice": 1}, "practice"),
+    ],
+)
+def test_daily_requests_check_their_fields(message: dict[str, object], field: str) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        check_request(message)
+    assert refused.value.code == "bad_field" and refused.value.fields["field"] == field
+
+
+def test_a_well_formed_daily_play_keeps_its_fields() -> None:
+    asked = {"type": "daily_play", "variant": "louis", "day": "2026-11-18", "practice": True, "ghosts": 0}
+    assert check_request(asked) == asked
