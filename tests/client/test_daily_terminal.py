@@ -4,6 +4,7 @@ board, a rated attempt on the race screen against a ghost, the refused second at
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pexpect
 import pytest
@@ -64,3 +65,21 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     child.sendline("y")
     await _expect(child, "You resigned")
     assert await _exit(child) == 0
+
+
+async def test_terrace_verify_checks_a_daily_attempt_once_its_day_is_over(server: RaceServer) -> None:
+    from tests.server.test_daily import Clock
+
+    clock = Clock()
+    server.daily.clock = clock
+    player = await registered(server.url, "Verified")
+    started, _ = await play_daily(player, moves=3)
+    race = started["race"]
+    child = _spawn("verify", race, "--server", server.url)  # while the day lasts: no record for anyone else
+    await _expect(child, "no race")
+    assert await _exit(child) == 1
+    clock.next_day()
+    child = _spawn("verify", race, "--server", server.url)
+    await child.expect(pexpect.EOF, async_=True)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(child.before))
+    assert f"Race {race} verifies" in text and "✓ solution" in text and "✗" not in text, text
