@@ -59,3 +59,8 @@ async def test_the_daily_board_updates_live_and_a_past_day_shows_its_checked_see
     assert await page.locator("#commitment").inner_text() == daily["next_commitment"]
     await page.set_viewport_size({"width": 390, "height": 844})  # a phone
     assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    await page.locator("#earlier").click()
+    await page.locator("#best li a").first.click()  # the best line's record, checked in the browser
+    verdict = page.locator("#verdict")
+    await verdict.wait_for()
+    assert await verdict.text_content() == "✓ deal verified in this browser"
