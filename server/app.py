@@ -29,6 +29,7 @@ from .accounts import Accounts
 from .adoption import Adoption
 from .archive import Archive
 from .audience import Audience
+from .challenges import Challenges
 from .config import Config
 from .connection import Connection
 from .daily import Daily
@@ -94,6 +95,7 @@ class RaceServer:
         )
         self.daily = Daily(config, self.store, self.registry, self.audience)
         self.handlers.daily = self.daily
+        self.handlers.challenges = Challenges(self.daily)
         self.cluster: Cluster | None = None
         self.guard = Guard(config, self.metrics)  # sockets per address from accept; buckets per address
         self.connections: set[Connection] = set()

@@ -235,8 +235,8 @@ class Daily:
         return best
 
     async def record(self, race_id: str, player: Player | None) -> Message | None:
-        """A daily attempt's record: anyone's once its day is over; before that its own player's
-        only, without the seed. None when ``race_id`` is no daily attempt (or not theirs yet)."""
+        """A daily (or challenge) attempt's record: anyone's once its day is over (its challenge
+        revealed); before that its own player's only, without the seed. None when ``race_id`` is no daily attempt (or not theirs yet)."""
         where = await self._get(f"race:{race_id}")
         if where is None:
             return None
@@ -244,7 +244,11 @@ class Daily:
         if kept is None or kept.get("race") != race_id or "record" not in kept:
             return None
         record: Message = kept["record"]
-        if where["day"] < self.today():
+        if "challenge" in where:  # a challenge's attempt (server.challenges): told once it is revealed
+            challenge = await self.store.daily_get(f"challenge:{where['challenge']}")
+            if challenge is not None and challenge.get("revealed"):
+                return record
+        elif where["day"] < self.today():
             return record
         if player is not None and player.id == where["player"]:
             return {k: v for k, v in record.items() if k not in ("seed", "solution")}

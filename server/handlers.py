@@ -20,6 +20,7 @@ from .accounts import Accounts, Player
 from .adoption import Adoption
 from .archive import Archive
 from .audience import Audience
+from .challenges import Challenges
 from .connection import Connection
 from .daily import Daily
 from .driver import RaceDriver
@@ -49,6 +50,7 @@ ANONYMOUS = frozenset(
         "ping",
         "leaderboard",
         "daily",
+        "challenge",
     }
 )
 
@@ -76,6 +78,7 @@ class Handlers:
         self.leaderboards = leaderboards
         self.store = store
         self.daily: Daily | None = None  # set by the server: the daily deal's requests
+        self.challenges: Challenges | None = None  # and the challenges built on it
         per_hour = registry.config.registrations_per_hour
         self.registrations = AddressBuckets(per_hour / 3600, per_hour)  # accounts an address may make
         self.table: dict[str, Handler] = {
@@ -335,6 +338,22 @@ class Handlers:
     async def on_daily_play(self, conn: Connection, req: dict[str, Any]) -> Message:
         assert self.daily is not None
         return await self.daily.play(self._player(conn), req)
+
+    async def on_challenge_create(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.create(self._player(conn), req)
+
+    async def on_challenge_play(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.play(self._player(conn), req)
+
+    async def on_challenge_reveal(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.reveal(self._player(conn), req)
+
+    async def on_challenge(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.answer(req, conn.player)
 
     async def on_ping(self, conn: Connection, req: dict[str, Any]) -> Message:
         return {"type": "pong", "time": int(time.time() * 1000)}

@@ -137,6 +137,8 @@ ERRORS: dict[str, str] = {
     "daily_attempt_first": "Play your rated daily attempt at {variant} before practising on today's deal.",
     "daily_unfinished": "Your daily attempt at {variant} has not finished; practice comes after it.",
     "daily_not_yet": "The daily deal of {day} is not out yet (today is {today}).",
+    "no_challenge": "There is no challenge {challenge!r}.",
+    "not_challenge_creator": "Only the creator of challenge {challenge} can reveal its deal.",
     "no_daily": "There was no daily {variant} deal on {day} on this server (or it is no longer kept).",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",

@@ -369,6 +369,11 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
         {"day": "2026-11-19", "today": "2026-11-18"},
         "The daily deal of 2026-11-19 is not out yet (today is 2026-11-18).",
     ),
+    "no_challenge": ({"challenge": "c0123456789"}, "There is no challenge 'c0123456789'."),
+    "not_challenge_creator": (
+        {"challenge": "c0123456789"},
+        "Only the creator of challenge c0123456789 can reveal its deal.",
+    ),
     "no_daily": (
         {"variant": "signora", "day": "2026-01-01"},
         "There was no daily signora deal on 2026-01-01 on this server (or it is no longer kept).",
