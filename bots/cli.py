@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--winnable", action="store_true", help="queue only for deals the server's solver proved winnable"
     )
+    r.add_argument("--daily", action="store_true", help="play today's daily deal of --queue's variant, once")
+    r.add_argument("--practice", action="store_true", help="with --daily: a practice game after the attempt")
     r.add_argument("--races", type=int, default=1, help="races to play; 0 = for ever (default 1)")
     r.add_argument("--json", action="store_true", help="print each result as a JSON line")
 
@@ -163,6 +165,8 @@ async def _race(args: argparse.Namespace, factory: Any) -> int:
         race=args.race,
         races=args.races or None,
         deals="winnable" if args.winnable else "any",
+        daily=args.daily,
+        practice=args.practice,
         on_result=show,
     )
     return 0

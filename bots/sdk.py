@@ -161,12 +161,19 @@ class Racer:
         race: str | None = None,
         house: bool = False,
         deals: str = "any",
+        daily: bool = False,
+        practice: bool = False,
     ) -> RaceResult:
-        """Play one race: ``race`` to join that race, else queue for ``variant``/``goal``/``pool``
-        (``deals="winnable"``: only with players who asked for a deal the server proved winnable)."""
+        """Play one race: ``race`` to join that race; ``daily`` for today's daily deal of ``variant``
+        (the account's rated attempt, or with ``practice`` a practice game after it); else queue
+        for ``variant``/``goal``/``pool`` (``deals="winnable"``: only with players who asked for a
+        deal the server proved winnable)."""
         if self.link.conn is None or self.link.gone is not None:
             await self.connect()
-        started = await self._until_started(variant, goal, pool, race, house, deals)
+        if daily:
+            started = await self._daily_started(variant, practice)
+        else:
+            started = await self._until_started(variant, goal, pool, race, house, deals)
         race_id = started["race"]
         view, legal, seq = started["view"], started["legal"], started.get("seq", 0)
         info = {"race": race_id, "variant": view.get("variant", variant), "goal": _goal_of(started, goal)}
@@ -218,6 +225,19 @@ class Racer:
             ok = answer["type"] == "queued" or answer.get("code") == "already_in_race"
         if not ok:
             raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
+        while True:
+            started = await self._wait("started", race=race)
+            if started["race"] not in self._over:
+                return started
+
+    async def _daily_started(self, variant: str, practice: bool) -> Message:
+        answer = await self._request("daily_play", variant=variant, practice=practice)
+        if answer["type"] == "daily_playing":
+            race: str | None = answer["race"]
+        elif answer.get("code") == "already_in_race":  # our hello put us back into the attempt
+            race = None
+        else:
+            raise SDKError(f"daily_play refused: {answer.get('code')}: {answer.get('message')}", answer)
         while True:
             started = await self._wait("started", race=race)
             if started["race"] not in self._over:
@@ -308,6 +328,8 @@ async def play(
     races: int | None = 1,
     house: bool = False,
     deals: str = "any",
+    daily: bool = False,
+    practice: bool = False,
     subprotocol: str = MSGPACK,
     reconnect_for: float = RECONNECT_FOR,
     on_result: Callable[[RaceResult], None] | None = None,
@@ -316,10 +338,13 @@ async def play(
     """Race ``factory``'s bots ``races`` times (None: for ever) and return the results.
 
     ``token`` names a registered account; without one the bot plays as the guest
-    ``name``. ``race`` joins that race (once); otherwise each race comes from the
-    queue for ``variant``, ``goal`` and ``pool``; ``deals="winnable"`` queues only with
-    players who asked for a deal the server's solver proved winnable. ``client`` is this
-    install's id (8 to 64 characters, the same on every run), sent with every hello.
+    ``name``. ``race`` joins that race (once); ``daily`` plays today's daily deal of
+    ``variant`` once: the account's one rated attempt of the day (an ``SDKError`` with
+    code ``daily_attempted`` once it is used), or with ``practice`` an unrated game after
+    it. Otherwise each race comes from the queue for ``variant``, ``goal`` and ``pool``;
+    ``deals="winnable"`` queues only with players who asked for a deal the server's solver
+    proved winnable. ``client`` is this install's id (8 to 64 characters, the same on every
+    run), sent with every hello.
     """
     racer = Racer(
         factory,
@@ -335,14 +360,21 @@ async def play(
         await racer.connect()
         while races is None or len(results) < races:
             result = await racer.race(
-                variant=variant, goal=goal, pool=pool, race=race, house=house, deals=deals
+                variant=variant,
+                goal=goal,
+                pool=pool,
+                race=race,
+                house=house,
+                deals=deals,
+                daily=daily,
+                practice=practice,
             )
             log.info("%s: %s", racer._who(), result)
             results.append(result)
             if on_result is not None:
                 on_result(result)
-            if race is not None:
-                break  # a named race is played once
+            if race is not None or daily:
+                break  # a named race, or the daily deal, is played once
     finally:
         await racer.close()
     return results

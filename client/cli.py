@@ -5,6 +5,7 @@
     terrace races | watch [RACE] | top [BOARD]
     terrace register NAME [--bot]
     terrace replay RACE | verify RACE
+    terrace daily [--variant V] [--board | --practice | --day D]
 
 Exit codes: 0 done, 1 refused by the server, unreachable, or (verify) a
 mismatch, 2 usage. ``TERRACE_SERVER`` sets the default server.
@@ -128,6 +129,21 @@ def _parser() -> argparse.ArgumentParser:
     server(rp)
     json_flag(rp)
 
+    d = sub.add_parser(
+        "daily",
+        help="today's deal: its board, and your one rated attempt (or practice)",
+        description="The daily deal: everyone races the same deal, at any time of the day.",
+    )
+    d.add_argument("--variant", default="terrace", choices=variants)
+    d.add_argument("--day", help="a past day (YYYY-MM-DD): its revealed deal and board; practice on it")
+    d.add_argument("--board", action="store_true", help="only show the day and its board")
+    d.add_argument("--pool", choices=["humans", "bots"], help="whose board (default: your kind's)")
+    d.add_argument("--practice", action="store_true", help="play again after your rated attempt, unrated")
+    d.add_argument("--ghosts", type=int, default=3, help="earlier attempts to race against, 0-8 (default 3)")
+    d.add_argument("--name", help="play as a guest with this name (default: your registered account)")
+    server(d)
+    json_flag(d)
+
     v = sub.add_parser("verify", help="check a finished race from its record", description="Verify a race.")
     v.add_argument("race", nargs="?", help="race id (may be left out with --file)")
     v.add_argument("--file", help="check a record saved as JSON instead of fetching it")
@@ -137,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _command(name: str) -> Command:
-    from . import lobby, play, records
+    from . import daily, lobby, play, records
 
     commands: dict[str, Command] = {
         "play": play.play,
@@ -148,6 +164,7 @@ def _command(name: str) -> Command:
         "register": records.register,
         "replay": records.replay,
         "verify": records.verify,
+        "daily": daily.daily,
     }
     return commands[name]
 
@@ -177,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--count must be 1..100")
     if getattr(args, "winnable", False) and not (args.queue or args.create):
         p.error("--winnable goes with --queue or --create")
+    if not 0 <= getattr(args, "ghosts", 3) <= 8:
+        p.error("--ghosts must be 0..8")
     out = Console(highlight=False)
 
     return run_command(_command(args.command)(args, out), "terrace")

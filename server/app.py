@@ -29,8 +29,10 @@ from .accounts import Accounts
 from .adoption import Adoption
 from .archive import Archive
 from .audience import Audience
+from .challenges import Challenges
 from .config import Config
 from .connection import Connection
+from .daily import Daily
 from .driver import Searches
 from .endpoint import WRITE_LIMIT, serve_connection
 from .guard import Guard, guarded
@@ -92,6 +94,9 @@ class RaceServer:
             self.leaderboards,
             self.store,
         )
+        self.daily = Daily(config, self.store, self.registry, self.audience)
+        self.handlers.daily = self.daily
+        self.handlers.challenges = Challenges(self.daily)
         self.cluster: Cluster | None = None
         self.guard = Guard(config, self.metrics)  # sockets per address from accept; buckets per address
         self.connections: set[Connection] = set()
@@ -133,6 +138,7 @@ class RaceServer:
             self.matchmaking.shared = shared
             self._tasks.append(loop.create_task(shared.run()))
             self.cluster.start()
+            self.daily.publish = lambda event: self._spawn(self.store.publish(event))
             listening = loop.create_future()
             self._tasks.append(loop.create_task(self._hear_nodes(listening)))
             await asyncio.wait([listening], timeout=2.0)
@@ -142,6 +148,8 @@ class RaceServer:
         if self.cluster is not None:
             self._tasks.append(loop.create_task(self._tend_races()))
         self._tasks.append(loop.create_task(self._watch_store()))
+        if self.config.daily_prepare > 0:
+            self._tasks.append(loop.create_task(self.daily.prepare()))
         await self._server.start_serving()
 
     @property
@@ -156,6 +164,7 @@ class RaceServer:
         for task in self._tasks:
             task.cancel()
         await self.archive.drain()
+        await self.daily.drain()
         if self.cluster is not None:  # its races go to other nodes at once
             await self.cluster.stop(release=True)
         await asyncio.to_thread(self.executor.shutdown, wait=True, cancel_futures=True)
@@ -197,6 +206,10 @@ class RaceServer:
                         listening.set_result(None)
                     async for event in events:
                         race_id = event.get("race")
+                        if "daily" in event:  # a daily board another node changed
+                            d = event["daily"]
+                            self._spawn(self.daily.board_changed(d["variant"], d["day"], d["pool"]))
+                            continue
                         if "to" in event:  # players of ours another node matched into its race
                             told(self.accounts, event)
                             continue

@@ -22,6 +22,7 @@ class Audience:
         self.spectators: dict[str, set[Connection]] = {}  # race id -> connections
         self.subscribers: set[Connection] = set()  # topic "lobby"
         self.board_watchers: set[Connection] = set()  # topic "leaderboards"
+        self.daily_watchers: set[Connection] = set()  # topic "daily"
         # the latest `race` and `standings` heard of each spectated race another node runs
         self.heard: dict[str, dict[str, Message]] = {}
 
@@ -43,6 +44,9 @@ class Audience:
 
     def to_boards(self, msg: Message) -> None:
         fan_out(self.board_watchers, msg)
+
+    def to_daily(self, msg: Message) -> None:
+        fan_out(self.daily_watchers, msg)
 
     def remote(self, race_id: str, msg: Message) -> None:
         """An event of a race another node owns: its spectators and subscribers here hear it."""
@@ -83,10 +87,15 @@ class Audience:
         self.heard.pop(race_id, None)
 
     def subscribe(self, conn: Connection, topic: str) -> None:
-        (self.board_watchers if topic == "leaderboards" else self.subscribers).add(conn)
+        self._topic(topic).add(conn)
 
     def unsubscribe(self, conn: Connection, topic: str) -> None:
-        (self.board_watchers if topic == "leaderboards" else self.subscribers).discard(conn)
+        self._topic(topic).discard(conn)
+
+    def _topic(self, topic: str) -> set[Connection]:
+        if topic == "daily":
+            return self.daily_watchers
+        return self.board_watchers if topic == "leaderboards" else self.subscribers
 
     def gone(self, conn: Connection) -> None:
         """A connection closed: it stops watching everything."""
@@ -94,3 +103,4 @@ class Audience:
             self.unspectate(conn, race_id)
         self.subscribers.discard(conn)
         self.board_watchers.discard(conn)
+        self.daily_watchers.discard(conn)

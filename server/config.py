@@ -66,6 +66,9 @@ class Config:
     redis_replica_acks: int = 0  # replicas that must have a move's log entry before it is answered
     # ----- speed
     event_loop: str = "asyncio"  # "asyncio", or "uvloop" (the optional extra `fast`)
+    # ----- the daily deal
+    daily_secret: str = ""  # hex key the daily seeds come from; empty: made once and kept in the store
+    daily_prepare: float = 0.0  # seconds between draws ahead of today's and tomorrow's deals (0: on demand)
 
 
 _HELP = {
@@ -116,6 +119,8 @@ _HELP = {
     "redis_replica_acks": "Redis replicas that must have each move before it is answered (WAIT)",
     # ----- speed
     "event_loop": "'asyncio' (the standard library's), or 'uvloop' (install the extra: pip install terrace-race[fast])",
+    "daily_secret": "hex key the daily deals' seeds are drawn from, the same on every node (empty: made once, kept in the store)",
+    "daily_prepare": "seconds between checks that today's and tomorrow's daily deals are drawn (0: drawn when first asked for)",
 }
 
 
@@ -175,6 +180,12 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         problems.append(f"--redis-mode must be one of {', '.join(REDIS_MODES)}")
     if config.event_loop not in EVENT_LOOPS:
         problems.append(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
+    if config.daily_secret:
+        try:
+            if len(bytes.fromhex(config.daily_secret)) < 16:
+                problems.append("--daily-secret must be at least 16 bytes (32 hex digits)")
+        except ValueError:
+            problems.append("--daily-secret must be hexadecimal")
     if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
         problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
     if problems:
@@ -227,4 +238,5 @@ _NOT_NEGATIVE = (
     "rated_seats_per_address",
     "redis_replica_acks",
     "restore_budget",
+    "daily_prepare",
 )

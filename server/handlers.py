@@ -21,7 +21,9 @@ from .accounts import Accounts, Player
 from .adoption import Adoption
 from .archive import Archive
 from .audience import Audience
+from .challenges import Challenges
 from .connection import Connection
+from .daily import Daily
 from .driver import RaceDriver
 from .hindsight import Analyses
 from .leaderboards import Leaderboards
@@ -50,6 +52,8 @@ ANONYMOUS = frozenset(
         "ping",
         "leaderboard",
         "analysis",
+        "daily",
+        "challenge",
     }
 )
 
@@ -77,6 +81,8 @@ class Handlers:
         self.leaderboards = leaderboards
         self.store = store
         self.analyses = Analyses(store, registry.searches.executor, registry.config)
+        self.daily: Daily | None = None  # set by the server: the daily deal's requests
+        self.challenges: Challenges | None = None  # and the challenges built on it
         per_hour = registry.config.registrations_per_hour
         self.registrations = AddressBuckets(per_hour / 3600, per_hour)  # accounts an address may make
         self.table: dict[str, Handler] = {
@@ -276,6 +282,8 @@ class Handlers:
                 await self.adoption.local(race_id)  # adopts it if its owner died
             except Redirect:  # another node's race: its events reach us through the store
                 return await self._spectate_remote(conn, race_id)
+        if race_id in self.registry.keepers:  # a daily attempt: nobody watches it, nor learns it exists
+            raise ProtocolError("no_race", race=race_id)
         race = self.registry.get(race_id).race
         self.audience.spectate(conn, race_id)
         return {"type": "spectating", "race": race.summary(), "standings": race.standings()}
@@ -304,8 +312,8 @@ class Handlers:
 
     async def on_subscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
         self.audience.subscribe(conn, req["topic"])
-        if req["topic"] == "leaderboards":
-            return {"type": "subscribed", "topic": "leaderboards"}
+        if req["topic"] in ("leaderboards", "daily"):
+            return {"type": "subscribed", "topic": req["topic"]}
         page = await self._page(0)
         running = (r for r in page["races"] if r["state"] == "running")
         return {
@@ -338,18 +346,47 @@ class Handlers:
         try:
             return {"type": "record", "race": await self.archive.record(race_id)}
         except ProtocolError:
+            if race_id in self.registry.keepers:  # a daily attempt under way: as if there were none
+                raise ProtocolError("no_race", race=race_id) from None
             if (
                 race_id in self.registry.drivers
                 or race_id in self.adoption.unreplayed
                 or await self.adoption.owner_elsewhere(race_id)
             ):
                 raise ProtocolError("not_finished", race=race_id) from None
+            if self.daily is not None and (kept := await self.daily.record(race_id, conn.player)) is not None:
+                return {"type": "record", "race": kept}
             raise
 
     async def on_analysis(self, conn: Connection, req: dict[str, Any]) -> Message:
         """Hindsight on a finished race (server.hindsight); a live race is ``not_finished``."""
         answer = await self.on_record(conn, req)
         return await self.analyses.answer(answer["race"])
+    # ----- the daily deal (server.daily) ----------------------------------------------
+
+    async def on_daily(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.daily is not None
+        return await self.daily.answer(req, conn.player)
+
+    async def on_daily_play(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.daily is not None
+        return await self.daily.play(self._player(conn), req)
+
+    async def on_challenge_create(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.create(self._player(conn), req)
+
+    async def on_challenge_play(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.play(self._player(conn), req)
+
+    async def on_challenge_reveal(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.reveal(self._player(conn), req)
+
+    async def on_challenge(self, conn: Connection, req: dict[str, Any]) -> Message:
+        assert self.challenges is not None
+        return await self.challenges.answer(req, conn.player)
 
     async def on_ping(self, conn: Connection, req: dict[str, Any]) -> Message:
         return {"type": "pong", "time": int(time.time() * 1000)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from terrace.errors import ProtocolError
@@ -70,6 +71,9 @@ class Registry:
         self.cluster: Cluster | None = None  # one node of many: see server.nodes
         self.drivers: dict[str, RaceDriver] = {}  # races not over yet
         self.made_by: dict[str, tuple[str, str]] = {}  # unstarted race id -> its creator's id and address
+        # races whose end goes to their keeper (server.daily), not the archive; they are private:
+        # off the lobby, unwatched, their pushes to their players only, never told to other nodes
+        self.keepers: dict[str, Callable[[RaceDriver, Message | None], None]] = {}
 
     # ----- finding ------------------------------------------------------------------
 
@@ -80,7 +84,7 @@ class Registry:
         return driver
 
     def listing(self) -> list[Message]:
-        return [d.race.summary() for d in self.drivers.values()]
+        return [d.race.summary() for d in self.drivers.values() if d.id not in self.keepers]
 
     # ----- making races -------------------------------------------------------------
 
@@ -247,12 +251,20 @@ class Registry:
         self.audience.to_player(player_id, msg)
 
     def to_watchers(self, race: Race, msg: Message) -> None:
+        if race.id in self.keepers:
+            for pid in race.seats:
+                self.audience.to_player(pid, msg)
+            return
         self.audience.to_race(race.id, race.seats, msg)
         if self.cluster is not None:
             self.cluster.emit(race.id, msg, "standings" if msg.get("type") == "standings" else None)
 
     def race_changed(self, race: Race, summary: Message) -> None:
         msg = {"type": "race", "race": summary}
+        if race.id in self.keepers:
+            for pid in race.seats:
+                self.audience.to_player(pid, msg)
+            return
         self.audience.to_race(race.id, race.seats, msg)
         if self.cluster is not None:
             self.cluster.emit(race.id, msg, "summary")
@@ -268,6 +280,10 @@ class Registry:
         self.drivers.pop(driver.id, None)
         self.made_by.pop(driver.id, None)
         self.audience.race_gone(driver.id)
+        keeper = self.keepers.pop(driver.id, None)
+        if keeper is not None:
+            keeper(driver, record)
+            return
         if record is None:  # cancelled
             until = driver.race.open_until
             if driver.race.starts_ms is None and until is not None and now_ms() >= until:

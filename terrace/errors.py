@@ -132,6 +132,14 @@ ERRORS: dict[str, str] = {
     # leaderboards
     "bad_board": "No such leaderboard: {detail}.",
     "not_on_board": "That player is not on the {board} board.",
+    # the daily deal
+    "daily_attempted": "You have used your daily attempt at {variant} for {day}; ask with practice to play it again.",
+    "daily_attempt_first": "Play your rated daily attempt at {variant} before practising on today's deal.",
+    "daily_unfinished": "Your daily attempt at {variant} has not finished; practice comes after it.",
+    "daily_not_yet": "The daily deal of {day} is not out yet (today is {today}).",
+    "no_challenge": "There is no challenge {challenge!r}.",
+    "not_challenge_creator": "Only the creator of challenge {challenge} can reveal its deal.",
+    "no_daily": "There was no daily {variant} deal on {day} on this server (or it is no longer kept).",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
     "same_address": "Another registered player in race {race} plays from your address or client; a race that may be rated takes one account per address and client.",

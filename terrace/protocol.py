@@ -98,6 +98,21 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "around": _NAME,
     },
     "ping": {},
+    "daily": {
+        "variant": Field(str, True, choices=tuple(VARIANTS)),
+        "day": Field(str, low=10, high=10),
+        "pool": Field(str, choices=POOLS),
+    },
+    "challenge_create": {"variant": Field(str, True, choices=tuple(VARIANTS))},
+    "challenge_play": {"challenge": _ID, "ghosts": Field(int, low=0, high=8)},
+    "challenge_reveal": {"challenge": _ID},
+    "challenge": {"challenge": _ID},
+    "daily_play": {
+        "variant": Field(str, True, choices=tuple(VARIANTS)),
+        "day": Field(str, low=10, high=10),
+        "practice": Field(bool),
+        "ghosts": Field(int, low=0, high=8),
+    },
 }
 
 

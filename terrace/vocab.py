@@ -34,7 +34,7 @@ DealsMode = Literal["any", "winnable"]
 """Which seeds a created race may deal: any, or only one the solver proved winnable."""
 DEALS_MODES: tuple[DealsMode, ...] = get_args(DealsMode)
 
-Topic = Literal["lobby", "leaderboards"]
+Topic = Literal["lobby", "leaderboards", "daily"]
 """What a connection may subscribe to."""
 TOPICS: tuple[Topic, ...] = get_args(Topic)
 

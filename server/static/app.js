@@ -4,6 +4,7 @@ import { Conn } from "./net.js";
 const PAGES = [
   [/^\/$/, "./lobby.js"],
   [/^\/top$/, "./top.js"],
+  [/^\/daily$/, "./daily.js"],
   [/^\/race\/([\w-]+)$/, "./race.js"],
   [/^\/play(?:\/([\w-]+))?$/, "./play.js"],
 ];

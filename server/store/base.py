@@ -24,7 +24,8 @@ What a store keeps:
 - the live move log and the metadata of every running race, so a restarted server can
   rebuild its races, and races still waiting for players. A race is *live* from its first
   :meth:`Store.save_race_waiting`, :meth:`Store.save_race_meta` or :meth:`Store.log_append`
-  until :meth:`Store.log_drop`, which forgets all of it.
+  until :meth:`Store.log_drop`, which forgets all of it;
+- the daily deal's secret, seeds and attempts (:meth:`Store.daily_claim`: the first write wins).
 
 A store that cannot be reached raises :class:`StoreDown` (and only that) so callers can
 answer "store down" instead of crashing.
@@ -282,6 +283,20 @@ class Store(Protocol):
         The first item is an empty dict, yielded once the subscription is live: a caller
         that waits for it knows no later event can be missed.
         """
+        ...
+
+    # ----- the daily deal (server.daily): small JSON-able values under daily keys
+    async def daily_claim(self, key: str, data: dict[str, Any], ttl: int) -> dict[str, Any]:
+        """Keep ``data`` under ``key`` for ``ttl`` seconds unless something is kept there already
+        (in one step: of two nodes claiming at once, one wins); returns what is kept now."""
+        ...
+
+    async def daily_put(self, key: str, data: dict[str, Any], ttl: int) -> None:
+        """Keep ``data`` under ``key`` for ``ttl`` seconds, whatever was there."""
+        ...
+
+    async def daily_get(self, key: str) -> dict[str, Any] | None:
+        """What is kept under ``key`` (None: nothing, or it expired)."""
         ...
 
     # ----- lifecycle

@@ -73,6 +73,7 @@ class MemoryStore:
         self._shared: dict[str, dict[str, bytes]] = {}  # race id -> part -> data
         self._listeners: set[asyncio.Queue[bytes]] = set()
         self._analyses: dict[str, bytes] = {}  # race id -> its hindsight analysis (packed)
+        self._daily: dict[str, tuple[bytes, float]] = {}  # key -> (data, clock() expiry)
 
     # ----- accounts
 
@@ -373,6 +374,24 @@ class MemoryStore:
             self._listeners.discard(queue)
 
     # ----- lifecycle
+
+    # ----- the daily deal
+
+    async def daily_claim(self, key: str, data: dict[str, Any], ttl: int) -> dict[str, Any]:
+        kept = await self.daily_get(key)
+        if kept is not None:
+            return kept
+        await self.daily_put(key, data, ttl)
+        return dict(unpack(pack(data)))
+
+    async def daily_put(self, key: str, data: dict[str, Any], ttl: int) -> None:
+        self._daily[key] = (pack(data), self._clock() + ttl)
+
+    async def daily_get(self, key: str) -> dict[str, Any] | None:
+        kept = self._daily.get(key)
+        if kept is None or kept[1] <= self._clock():
+            return None
+        return dict(unpack(kept[0]))
 
     async def ping(self) -> None:
         return None

@@ -597,6 +597,27 @@ class RedisStore:
                     if msg is not None and msg.get("type") == "message":
                         yield dict(unpack(_b(msg["data"])))
 
+    # ----- the daily deal
+
+    async def daily_claim(self, key: str, data: dict[str, Any], ttl: int) -> dict[str, Any]:
+        packed = pack(data)
+        with _guard():
+            while True:
+                if await self._r.set(self._k("daily", key), packed, ex=ttl, nx=True):
+                    return dict(unpack(packed))
+                kept: bytes | str | None = await self._r.get(self._k("daily", key))
+                if kept is not None:  # else it expired between the two: claim again
+                    return dict(unpack(_b(kept)))
+
+    async def daily_put(self, key: str, data: dict[str, Any], ttl: int) -> None:
+        with _guard():
+            await self._r.set(self._k("daily", key), pack(data), ex=ttl)
+
+    async def daily_get(self, key: str) -> dict[str, Any] | None:
+        with _guard():
+            kept: bytes | str | None = await self._r.get(self._k("daily", key))
+        return None if kept is None else dict(unpack(_b(kept)))
+
     # ----- lifecycle
 
     async def ping(self) -> None:

@@ -94,6 +94,8 @@ def test_every_setting_has_its_environment_variable() -> None:
         "redis_mode": "cluster",
         "redis_replica_acks": 1,
         "event_loop": "uvloop",
+        "daily_secret": "ab" * 16,
+        "daily_prepare": 600.0,
     }
     assert set(changed) == {f.name for f in dataclasses.fields(Config)}
     config = parse([], {env_name(k): str(v) for k, v in changed.items()})
@@ -196,6 +198,19 @@ def test_a_redis_mode_other_than_single_or_cluster_is_refused(capsys: pytest.Cap
     with pytest.raises(SystemExit):
         parse(["--redis-mode", "sentinel"], {})
     assert "--redis-mode must be one of single, cluster" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("secret", "complaint"),
+    [("not-hex", "--daily-secret must be hexadecimal"), ("abcd", "--daily-secret must be at least 16 bytes")],
+)
+def test_a_daily_secret_must_be_long_hex(
+    secret: str, complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert parse(["--daily-secret", "0f" * 16], {}).daily_secret == "0f" * 16
+    with pytest.raises(SystemExit):
+        parse(["--daily-secret", secret], {})
+    assert complaint in capsys.readouterr().err
 
 
 # ----- the real command --------------------------------------------------------------------

@@ -639,3 +639,25 @@ def test_redis_errors_of_an_unreachable_or_failing_over_store_read_as_store_down
 def test_redis_errors_that_are_bugs_pass_through_the_guard() -> None:
     with pytest.raises(rexc.ResponseError, match="WRONGTYPE"), _guard():
         raise rexc.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
+# ----- the daily deal
+
+
+async def test_daily_claim_keeps_the_first_value_and_returns_it(store: Store) -> None:
+    assert await store.daily_get("secret") is None
+    assert await store.daily_claim("secret", {"secret": "aa"}, 60) == {"secret": "aa"}
+    assert await store.daily_claim("secret", {"secret": "bb"}, 60) == {"secret": "aa"}
+    assert await store.daily_get("secret") == {"secret": "aa"}
+
+
+async def test_concurrent_daily_claims_agree_on_one_value(store: Store) -> None:
+    kept = await asyncio.gather(*(store.daily_claim("seed", {"n": n}, 60) for n in range(8)))
+    assert len({k["n"] for k in kept}) == 1
+
+
+async def test_daily_put_replaces_and_expires(subject: Subject) -> None:
+    store = subject.store
+    await store.daily_claim("attempt", {"state": "playing"}, 60)
+    await store.daily_put("attempt", {"state": "finished", "moves": [[1, "W-3"]]}, 1)
+    assert await store.daily_get("attempt") == {"state": "finished", "moves": [[1, "W-3"]]}
+    await subject.advance(1.2)
+    assert await store.daily_get("attempt") is None

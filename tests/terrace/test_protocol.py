@@ -257,7 +257,7 @@ def test_create_checks_types_choices_and_bounds(fields: dict[str, object], field
             "pool",
             "must be one of all, humans, bots",
         ),
-        ({"type": "subscribe", "topic": "gossip"}, "topic", "must be one of lobby, leaderboards"),
+        ({"type": "subscribe", "topic": "gossip"}, "topic", "must be one of lobby, leaderboards, daily"),
     ],
 )
 def test_other_requests_check_their_fields(message: dict[str, object], field: str, detail: str) -> None:
@@ -352,6 +352,31 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "no_winnable_deal": (
         {"seconds": "8"},
         "No deal was proven winnable within 8 s; try again, or create without 'deals'.",
+    ),
+    "daily_attempted": (
+        {"variant": "terrace", "day": "2026-11-18"},
+        "You have used your daily attempt at terrace for 2026-11-18; ask with practice to play it again.",
+    ),
+    "daily_attempt_first": (
+        {"variant": "terrace"},
+        "Play your rated daily attempt at terrace before practising on today's deal.",
+    ),
+    "daily_unfinished": (
+        {"variant": "louis"},
+        "Your daily attempt at louis has not finished; practice comes after it.",
+    ),
+    "daily_not_yet": (
+        {"day": "2026-11-19", "today": "2026-11-18"},
+        "The daily deal of 2026-11-19 is not out yet (today is 2026-11-18).",
+    ),
+    "no_challenge": ({"challenge": "c0123456789"}, "There is no challenge 'c0123456789'."),
+    "not_challenge_creator": (
+        {"challenge": "c0123456789"},
+        "Only the creator of challenge c0123456789 can reveal its deal.",
+    ),
+    "no_daily": (
+        {"variant": "signora", "day": "2026-01-01"},
+        "There was no daily signora deal on 2026-01-01 on this server (or it is no longer kept).",
     ),
     "bad_board": (
         {"detail": "a rating board needs pool 'humans' or 'bots'"},

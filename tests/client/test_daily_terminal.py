@@ -1,0 +1,85 @@
+"""``terrace daily`` in a pseudo terminal (pexpect) against a real server: the day's commitments and
+board, a rated attempt on the race screen against a ghost, the refused second attempt, practice."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pexpect
+import pytest
+
+from server.app import RaceServer
+from server.config import Config
+from tests.server.conftest import FAST
+from tests.server.test_daily import play_daily, registered
+
+from .test_terminal import Connect, _exit, _expect, _spawn
+
+__all__ = ["Connect"]
+
+
+@pytest.fixture
+def config() -> Config:
+    return dataclasses.replace(FAST, daily_secret="22" * 32)
+
+
+async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuses_a_second(
+    server: RaceServer,
+) -> None:
+    pacer = await registered(server.url, "Pacer")
+    await play_daily(pacer, moves=2, pause=0.05)  # an earlier attempt: the ghost
+    commitment = (await pacer.request("daily", variant="terrace"))["commitment"]
+
+    child = _spawn("register", "Solo", "--server", server.url)
+    assert await _exit(child) == 0
+    child = _spawn("daily", "--server", server.url)
+    head = await _expect(child, "move>")
+    assert "Daily terrace" in head and commitment in head and "not played today's attempt" in head
+    assert "rated attempt" in head and "1 ghost" in head
+    await _expect(child, r"Pacer \(ghost\)")
+    child.sendline("resign")
+    await _expect(child, "Type y to resign")
+    child.sendline("y")
+    await _expect(child, "You resigned")
+    await _expect(child, "Your place among the ghosts: 2 of 2")
+    board = await _expect(child, "2 attempts")
+    assert "Your attempt: 0 cards home" in board
+    assert await _exit(child) == 0
+
+    child = _spawn("daily", "--server", server.url)  # the day's one attempt is used
+    await _expect(child, "You have used your daily attempt at terrace")
+    assert await _exit(child) == 1
+
+    child = _spawn("daily", "--board", "--server", server.url)
+    await child.expect(pexpect.EOF, async_=True)
+    shown = str(child.before)
+    assert "Pacer" in shown and "Solo" in shown and "move>" not in shown  # the board only, no game
+    child = _spawn("daily", "--board", "--pool", "bots", "--server", server.url)
+    await child.expect(pexpect.EOF, async_=True)
+    assert "bots · 0 attempts: nobody on this board yet" in str(child.before)
+    child = _spawn("daily", "--practice", "--ghosts", "0", "--server", server.url)
+    await _expect(child, "practice game")
+    await _expect(child, "move>")
+    child.sendline("resign")
+    child.sendline("y")
+    await _expect(child, "You resigned")
+    assert await _exit(child) == 0
+
+
+async def test_terrace_verify_checks_a_daily_attempt_once_its_day_is_over(server: RaceServer) -> None:
+    from tests.server.test_daily import Clock
+
+    clock = Clock()
+    server.daily.clock = clock
+    player = await registered(server.url, "Verified")
+    started, _ = await play_daily(player, moves=3)
+    race = started["race"]
+    child = _spawn("verify", race, "--server", server.url)  # while the day lasts: no record for anyone else
+    await _expect(child, "no race")
+    assert await _exit(child) == 1
+    clock.next_day()
+    child = _spawn("verify", race, "--server", server.url)
+    await child.expect(pexpect.EOF, async_=True)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(child.before))
+    assert f"Race {race} verifies" in text and "✓ solution" in text and "✗" not in text, text
