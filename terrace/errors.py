@@ -132,6 +132,12 @@ ERRORS: dict[str, str] = {
     # leaderboards
     "bad_board": "No such leaderboard: {detail}.",
     "not_on_board": "That player is not on the {board} board.",
+    # arenas
+    "no_arena": "There is no arena {arena!r}.",
+    "arena_over": "Arena {arena} is over; join a running or upcoming one.",
+    "arena_pool": "Arena {arena} is for {pool} only.",
+    "not_in_arena": "You have not joined arena {arena}.",
+    "already_in_arena": "You are already in arena {arena}; leave it first.",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
     "same_address": "Another registered player in race {race} plays from your address or client; a race that may be rated takes one account per address and client.",
