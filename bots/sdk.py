@@ -45,6 +45,10 @@ RECORD_POLL = 5.0  # seconds between record fetches while waiting for a missed `
 ENDED = frozenset({"player_finished", "race_not_running", "not_in_race", "no_race"})
 
 
+class ArenaOver(Exception):
+    """The arena the bot raced in has ended: no more races come from it."""
+
+
 class SDKError(Exception):
     """The server refused something the bot cannot carry on without (a bad token, a bad queue)."""
 
@@ -110,6 +114,8 @@ class Racer:
         )
         self.record_poll = RECORD_POLL
         self._over: set[str] = set()  # races played to the end: a late `started` of theirs is stale
+        self._arena: str | None = None  # the arena joined: the server pairs us race after race
+        self._arenas_over: set[str] = set()  # heard as pushes arrive (a wait may pass them over)
 
     @property
     def url(self) -> str:
@@ -136,6 +142,8 @@ class Racer:
         await self.link.close()
 
     def _heard(self, msg: Message) -> None:
+        if msg.get("type") == "arena_over":
+            self._arenas_over.add(str(msg.get("arena")))
         if msg.get("type") == "started" and msg.get("resumed"):
             log.info("%s: back in race %s at seq %s", self._who(), msg.get("race"), msg.get("seq"))
 
@@ -158,11 +166,16 @@ class Racer:
         pool: str = "all",
         race: str | None = None,
         house: bool = False,
+        arena: str | None = None,
     ) -> RaceResult:
-        """Play one race: ``race`` to join that race, else queue for ``variant``/``goal``/``pool``."""
+        """Play one race: ``race`` to join that race, ``arena`` for the arena's next race (joined
+        the first time; :class:`ArenaOver` once it has ended), else queue for ``variant``/``goal``/``pool``."""
         if self.link.conn is None or self.link.gone is not None:
             await self.connect()
-        started = await self._until_started(variant, goal, pool, race, house)
+        if arena is not None:
+            started = await self._arena_race(arena)
+        else:
+            started = await self._until_started(variant, goal, pool, race, house)
         race_id = started["race"]
         view, legal, seq = started["view"], started["legal"], started.get("seq", 0)
         info = {"race": race_id, "variant": view.get("variant", variant), "goal": _goal_of(started, goal)}
@@ -215,6 +228,23 @@ class Racer:
         while True:
             started = await self._wait("started", race=race)
             if started["race"] not in self._over:
+                return started
+
+    async def _arena_race(self, arena: str) -> Message:
+        """Join ``arena`` (once), then wait for the race the server pairs us into."""
+        if self._arena != arena:
+            answer = await self._request("arena_join", arena=arena)
+            if answer["type"] != "arena_joined" and answer.get("code") != "already_in_arena":
+                raise SDKError(f"arena_join refused: {answer.get('message')}", answer)
+            self._arena = arena
+        while True:
+            if arena in self._arenas_over:
+                raise ArenaOver(arena)
+            try:
+                started = await self._wait("started", "arena_over", timeout=1.0)
+            except TimeoutError:
+                continue  # look again: an `arena_over` passed over by another wait is in the set
+            if started["type"] == "started" and started["race"] not in self._over:
                 return started
 
     async def _move(self, race: str, seq: int, move: str) -> Message:
@@ -301,6 +331,7 @@ async def play(
     race: str | None = None,
     races: int | None = 1,
     house: bool = False,
+    arena: str | None = None,
     subprotocol: str = MSGPACK,
     reconnect_for: float = RECONNECT_FOR,
     on_result: Callable[[RaceResult], None] | None = None,
@@ -308,7 +339,8 @@ async def play(
     """Race ``factory``'s bots ``races`` times (None: for ever) and return the results.
 
     ``token`` names a registered account; without one the bot plays as the guest
-    ``name``. ``race`` joins that race (once); otherwise each race comes from the
+    ``name``. ``race`` joins that race (once); ``arena`` joins that arena and races
+    until it ends (or ``races`` are played); otherwise each race comes from the
     queue for ``variant``, ``goal`` and ``pool``.
     """
     racer = Racer(factory, url, token=token, name=name, subprotocol=subprotocol, reconnect_for=reconnect_for)
@@ -316,7 +348,12 @@ async def play(
     try:
         await racer.connect()
         while races is None or len(results) < races:
-            result = await racer.race(variant=variant, goal=goal, pool=pool, race=race, house=house)
+            try:
+                result = await racer.race(
+                    variant=variant, goal=goal, pool=pool, race=race, house=house, arena=arena
+                )
+            except ArenaOver:
+                break
             log.info("%s: %s", racer._who(), result)
             results.append(result)
             if on_result is not None:

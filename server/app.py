@@ -27,6 +27,7 @@ from terrace.protocol import SUBPROTOCOLS
 from . import http
 from .accounts import Accounts
 from .adoption import Adoption
+from .arenas import Arenas
 from .archive import Archive
 from .audience import Audience
 from .config import Config
@@ -91,6 +92,8 @@ class RaceServer:
             self.leaderboards,
             self.store,
         )
+        self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
+        self.handlers.table.update(self.arenas.handlers())
         self.cluster: Cluster | None = None
         self.guard = Guard(config, self.metrics)  # sockets per address from accept; buckets per address
         self.connections: set[Connection] = set()
@@ -139,6 +142,7 @@ class RaceServer:
         if self.cluster is not None:
             self._tasks.append(loop.create_task(self._tend_races()))
         self._tasks.append(loop.create_task(self._watch_store()))
+        self._tasks.append(loop.create_task(self.arenas.run()))
         await self._server.start_serving()
 
     @property
@@ -239,6 +243,7 @@ class RaceServer:
         """A connection closed: it stops watching; its player is away from races and the queue;
         a guest with nothing to come back to is forgotten."""
         self.audience.gone(conn)
+        self.arenas.gone(conn)
         player = conn.player
         if player is None or player.connection is not conn:
             return

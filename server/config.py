@@ -14,6 +14,8 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
+from terrace.arena import parse_schedules
+
 
 @dataclass(frozen=True)
 class Config:
@@ -60,6 +62,8 @@ class Config:
     session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
     redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL
     redis_replica_acks: int = 0  # replicas that must have a move's log entry before it is answered
+    # ----- arenas (server.arenas)
+    arena_schedule: str = ""  # "VARIANT POOL LENGTHm every PERIODm", ";"-separated; empty: none
 
 
 _HELP = {
@@ -104,6 +108,8 @@ _HELP = {
     "session_ttl": "seconds a session stays good on every node after its last hello",
     "redis_mode": "'single' for one Redis, 'cluster' for Redis Cluster (--redis-url names any node)",
     "redis_replica_acks": "Redis replicas that must have each move before it is answered (WAIT)",
+    # ----- arenas
+    "arena_schedule": "arenas made by the clock: 'VARIANT POOL LENGTHm every PERIODm', ';'-separated",
 }
 
 
@@ -163,6 +169,10 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         problems.append(f"--redis-mode must be one of {', '.join(REDIS_MODES)}")
     if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
         problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
+    try:
+        parse_schedules(config.arena_schedule)
+    except ValueError as e:
+        problems.append(f"--arena-schedule: {e}")
     if problems:
         parser.error("; ".join(problems))
     return config

@@ -47,6 +47,9 @@ ANONYMOUS = frozenset(
         "record",
         "ping",
         "leaderboard",
+        "arenas",
+        "arena",
+        "arena_unwatch",
     }
 )
 

@@ -28,7 +28,8 @@ from .registry import Registry, goal_of
 
 log = logging.getLogger("terrace.server")
 
-QueueKey = tuple[str, str, str]  # variant, goal, pool
+QueueKey = tuple[str, str, str]  # variant, goal, pool ("POOL@ARENA" for an arena's queue)
+ARENA_WAIT = 0.5  # seconds an arena's queue waits for a fuller group: arenas pair at once
 
 
 @dataclass
@@ -66,6 +67,10 @@ class Matchmaking:
             raise ProtocolError("pool_refused", pool=pool)
         self.registry.check_free(player)
         key = (variant, goal, pool)
+        return key, await self.enqueue(player, key, house)
+
+    async def enqueue(self, player: Player, key: QueueKey, house: bool = False) -> int:
+        """Put a player the caller has checked in the queue ``key``; returns their position."""
         if self.shared is not None:
             return key, await self.shared.put(player, key, house)
         waiting = self.queues.setdefault(key, Waiting())
@@ -76,7 +81,7 @@ class Matchmaking:
         player.queued = key
         position = len(waiting.players)
         self._check(key)
-        return key, position
+        return position
 
     async def unqueue(self, player: Player) -> None:
         if player.queued is None:
@@ -136,16 +141,24 @@ class Matchmaking:
         elif len(waiting.players) >= 2 and waiting.timer is None:
             loop = asyncio.get_running_loop()
             guests = [t for pid, t in waiting.since.items() if pid not in waiting.house]
-            delay = max(0.0, min(guests) + self.config.queue_wait - loop.time())
+            delay = max(0.0, min(guests) + wait_of(self.config, key) - loop.time())
             waiting.timer = loop.call_later(delay, self._match, key)
+
+
+def wait_of(config: Config, key: QueueKey) -> float:
+    """How long the queue ``key`` waits for a full group once two wait."""
+    return min(config.queue_wait, ARENA_WAIT) if "@" in key[2] else config.queue_wait
 
 
 def matched(registry: Registry, key: QueueKey, group: list[Player]) -> RaceDriver:
     """A race for a matched group: ``start: full``, no creator, the default time limit."""
     variant, goal, pool = key
+    pool, _, arena = pool.partition("@")
     rules = RaceRules(variant, goal, len(group), registry.config.default_time_limit, pool, "full")  # type: ignore[arg-type]
     driver = registry.new(rules, None)
     log.info("queue matched %s into race %s", ", ".join(p.name for p in group), driver.id)
+    if arena and registry.on_matched is not None:
+        registry.on_matched(arena, driver, group)
     for p in group:
         p.queued = None
         registry.seat(

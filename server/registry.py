@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from terrace.errors import ProtocolError
@@ -70,6 +71,9 @@ class Registry:
         self.cluster: Cluster | None = None  # one node of many: see server.nodes
         self.drivers: dict[str, RaceDriver] = {}  # races not over yet
         self.made_by: dict[str, tuple[str, str]] = {}  # unstarted race id -> its creator's id and address
+        # arenas (server.arenas): told of the races matchmaking makes for an arena, and of every race over
+        self.on_matched: Callable[[str, RaceDriver, list[Player]], None] | None = None
+        self.on_over: Callable[[RaceDriver, Message | None], None] | None = None
 
     # ----- finding ------------------------------------------------------------------
 
@@ -266,6 +270,8 @@ class Registry:
 
     def race_over(self, driver: RaceDriver, record: Message | None) -> None:
         self.drivers.pop(driver.id, None)
+        if self.on_over is not None:
+            self.on_over(driver, record)
         self.made_by.pop(driver.id, None)
         self.audience.race_gone(driver.id)
         if record is None:  # cancelled

@@ -21,7 +21,7 @@ from typing import Any
 
 from .accounts import Accounts, Player
 from .config import Config
-from .matchmaking import QueueKey, matched
+from .matchmaking import QueueKey, matched, wait_of
 from .nodes import Cluster
 from .registry import Registry
 from .store import StoreDown
@@ -76,7 +76,7 @@ class SharedQueue:
         for name in await self.store.queues():
             key: QueueKey = tuple(name.split(":", 2))  # type: ignore[assignment]
             while group := await self.store.queue_match(
-                name, self.config.queue_seats, self.config.queue_wait
+                name, self.config.queue_seats, wait_of(self.config, key)
             ):
                 self._seat(key, group)
 

@@ -94,6 +94,12 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "around": _NAME,
     },
     "ping": {},
+    # arenas (terrace.arena)
+    "arenas": {},
+    "arena": {"arena": _ID, "watch": Field(bool)},
+    "arena_unwatch": {"arena": _ID},
+    "arena_join": {"arena": _ID},
+    "arena_leave": {"arena": _ID},
 }
 
 
