@@ -191,7 +191,16 @@ async def _ladder(args: argparse.Namespace, factory: Any) -> int:
     lost = 0
     while True:
         try:
-            await play(factory, args.server, token=args.token, variant=args.queue, goal=args.goal, pool="bots", races=None, on_result=show)
+            await play(
+                factory,
+                args.server,
+                token=args.token,
+                variant=args.queue,
+                goal=args.goal,
+                pool="bots",
+                races=None,
+                on_result=show,
+            )
         except SDKError as exc:
             if exc.code is not None:
                 raise  # the server refused us: trying again changes nothing

@@ -27,8 +27,8 @@ from terrace.protocol import SUBPROTOCOLS
 from . import http
 from .accounts import Accounts
 from .adoption import Adoption
-from .arenas import Arenas
 from .archive import Archive
+from .arenas import Arenas
 from .audience import Audience
 from .config import Config
 from .connection import Connection

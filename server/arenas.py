@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
 from terrace.arena import Arena, ArenaSpec, Changed, Effect, Pair, Unpair, parse_schedules, race_result
@@ -84,7 +84,14 @@ class Arenas:
         """Keep a new arena; False if its id is taken."""
         made = await self.store.arena_create(spec.to_dict())
         if made:
-            log.info("arena %s: %s %s from %d to %d", spec.id, spec.variant, spec.pool, spec.starts_ms, spec.ends_ms)
+            log.info(
+                "arena %s: %s %s from %d to %d",
+                spec.id,
+                spec.variant,
+                spec.pool,
+                spec.starts_ms,
+                spec.ends_ms,
+            )
         return made
 
     async def load(self, arena_id: str, now: int | None = None) -> Arena:
@@ -189,7 +196,11 @@ class Arenas:
             del self.members[player_id]
         if player is not None and player.queued == queue_key(arena.spec):
             await self.matchmaking.unqueue(player)
-        if player is not None and player.connection is not None and arena.spec.state_at(now_ms()) == "finished":
+        if (
+            player is not None
+            and player.connection is not None
+            and arena.spec.state_at(now_ms()) == "finished"
+        ):
             player.connection.push({"type": "arena_over", "arena": arena.spec.id})
 
     def _show(self, arena: Arena) -> None:
@@ -234,8 +245,8 @@ class Arenas:
                 await asyncio.sleep(0.25 * (attempt + 1))
         log.error("arena %s: race %s never counted: the store stayed down", arena_id, result["race"])
 
-    def _spawn(self, work: Awaitable[None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -285,10 +296,10 @@ class Arenas:
             elif arena.state == "running":
                 await self._pair(arena, pid)
         self._show(arena)
-        if arena.state == "finished" and not self.watchers.get(arena_id):
-            if not any(a == arena_id for a in self.members.values()) and not self._scheduled(arena_id):
-                self.clocks.pop(arena_id, None)
-                self.shown.pop(arena_id, None)
+        idle = not self.watchers.get(arena_id) and arena_id not in self.members.values()
+        if arena.state == "finished" and idle and not self._scheduled(arena_id):
+            self.clocks.pop(arena_id, None)
+            self.shown.pop(arena_id, None)
 
     def _scheduled(self, arena_id: str) -> bool:
         now = now_ms()

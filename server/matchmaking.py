@@ -72,7 +72,7 @@ class Matchmaking:
     async def enqueue(self, player: Player, key: QueueKey, house: bool = False) -> int:
         """Put a player the caller has checked in the queue ``key``; returns their position."""
         if self.shared is not None:
-            return key, await self.shared.put(player, key, house)
+            return await self.shared.put(player, key, house)
         waiting = self.queues.setdefault(key, Waiting())
         waiting.players.append(player)
         waiting.since[player.id] = asyncio.get_running_loop().time()

@@ -81,7 +81,13 @@ class ArenaSpec:
 
 
 def make_spec(
-    arena_id: str, variant: str, pool: str, starts_ms: int, minutes: float, goal: str | None = None, name: str = ""
+    arena_id: str,
+    variant: str,
+    pool: str,
+    starts_ms: int,
+    minutes: float,
+    goal: str | None = None,
+    name: str = "",
 ) -> ArenaSpec:
     """A checked spec; ``ValueError`` with a sentence for a bad one (operators type these)."""
     if not ID.match(arena_id):
@@ -95,7 +101,9 @@ def make_spec(
         raise ValueError(f"variant {variant} has no goal {goal!r}")
     if not 0 < minutes <= MAX_MINUTES:
         raise ValueError(f"an arena lasts more than 0 and at most {MAX_MINUTES} minutes")
-    return ArenaSpec(arena_id, variant, goal, pool, starts_ms, starts_ms + round(minutes * 60_000), name or arena_id)
+    return ArenaSpec(
+        arena_id, variant, goal, pool, starts_ms, starts_ms + round(minutes * 60_000), name or arena_id
+    )
 
 
 # ----- effects -------------------------------------------------------------------
@@ -131,7 +139,12 @@ Effect = Pair | Unpair | Changed
 def race_result(record: Mapping[str, Any]) -> dict[str, Any]:
     """What an arena keeps of a finished race's record: its id, end and each player's place."""
     rows = [
-        {"id": r["player"]["id"], "name": r["player"]["name"], "kind": r["player"].get("kind", ""), "place": r["place"]}
+        {
+            "id": r["player"]["id"],
+            "name": r["player"]["name"],
+            "kind": r["player"].get("kind", ""),
+            "place": r["place"],
+        }
         for r in record["results"]
     ]
     return {"race": record["id"], "ended": int(record.get("ended_at") or 0), "rows": rows}
@@ -142,7 +155,9 @@ def ordered(results: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return sorted(results, key=lambda r: (r["ended"], r["race"]))
 
 
-def standings(results: Iterable[Mapping[str, Any]], players: Iterable[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+def standings(
+    results: Iterable[Mapping[str, Any]], players: Iterable[Mapping[str, Any]] = ()
+) -> list[dict[str, Any]]:
     """The arena table: one row per player (joined players with no race yet score 0), best first.
 
     Each row: ``player`` ({id, name, kind}), ``points``, ``races``, ``wins``, ``streak`` (firsts
@@ -232,7 +247,8 @@ class Arena:
             raise ProtocolError("arena_pool", arena=self.spec.id, pool=self.spec.pool)
         pid = str(player["id"])
         self.players[pid] = {"id": pid, "name": player["name"], "kind": kind}
-        return [Changed(self.state)] + ([Pair((pid,))] if state == "running" else [])
+        effects: list[Effect] = [Changed(self.state)]
+        return [*effects, Pair((pid,))] if state == "running" else effects
 
     def leave(self, player_id: str) -> list[Effect]:
         """A player leaves: not paired again; their races so far still count."""
@@ -286,7 +302,9 @@ def check_standings(details: Mapping[str, Any], records: Sequence[Mapping[str, A
     for row in details.get("standings", []):
         expected = mine.get(row["player"]["id"], 0)
         if row["points"] != expected:
-            problems.append(f"{row['player']['name']}: {row['points']} points published, {expected} from the races")
+            problems.append(
+                f"{row['player']['name']}: {row['points']} points published, {expected} from the races"
+            )
     return problems
 
 
@@ -328,7 +346,9 @@ class Schedule:
         if now_ms >= start + self.minutes * 60_000:
             start += period
         arena_id = f"{self.variant}-{self.pool}-{start // 60_000}"
-        return make_spec(arena_id, self.variant, self.pool, start, self.minutes, name=f"{self.variant} {self.pool}")
+        return make_spec(
+            arena_id, self.variant, self.pool, start, self.minutes, name=f"{self.variant} {self.pool}"
+        )
 
 
 def parse_schedules(text: str) -> list[Schedule]:

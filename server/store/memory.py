@@ -64,7 +64,9 @@ class MemoryStore:
         self._leases: dict[str, tuple[str, float]] = {}  # race id -> (node, clock() expiry)
         self._shared: dict[str, dict[str, bytes]] = {}  # race id -> part -> data
         self._listeners: set[asyncio.Queue[bytes]] = set()
-        self._arenas: dict[str, tuple[bytes, dict[str, bytes], dict[str, bytes]]] = {}  # id -> spec, players, results
+        self._arenas: dict[
+            str, tuple[bytes, dict[str, bytes], dict[str, bytes]]
+        ] = {}  # id -> spec, players, results
 
     # ----- accounts
 

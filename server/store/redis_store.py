@@ -436,7 +436,7 @@ class RedisStore:
 
     async def arena_list(self) -> list[dict[str, Any]]:
         with _guard():
-            ids = await self._r.zrange(self._tag("arena", "arenas"), 0, -1)
+            ids: list[Any] = await self._r.zrange(self._tag("arena", "arenas"), 0, -1)
             raws = await self._r.mget([self._tag("arena", "arena", _s(i)) for i in ids]) if ids else []
         specs = [dict(unpack(_b(r))) for r in raws if r is not None]
         return sorted(specs, key=lambda s: (s["starts_ms"], s["id"]))

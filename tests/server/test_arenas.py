@@ -4,6 +4,7 @@ sharing a Redis; the requests' refusals; the arena record checked against its ra
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from typing import Any
 
@@ -70,7 +71,7 @@ async def check_arena(server: RaceServer, arena_id: str, results: dict[str, list
     countdown = int(server.config.countdown * 1000)
     for name, races in by_player.items():
         races.sort(key=lambda r: r["started_at"])
-        for before, after in zip(races, races[1:]):
+        for before, after in itertools.pairwise(races):
             paired = after["started_at"] - countdown  # the race was made then (its countdown before it)
             assert paired - before["ended_at"] <= REPAIR_MS, (name, before["id"], after["id"])
             assert paired < ends + 200  # no race was made after the end
@@ -107,8 +108,7 @@ async def test_an_arena_on_two_nodes_pairs_players_of_both_and_is_the_same_on_bo
         mixed = [
             r
             for r in records
-            if r is not None
-            and {int(row["player"]["name"][3:]) % 2 for row in r["results"]} == {0, 1}
+            if r is not None and {int(row["player"]["name"][3:]) % 2 for row in r["results"]} == {0, 1}
         ]
         assert mixed
 
@@ -137,7 +137,9 @@ async def test_arenas_lists_upcoming_running_and_finished(server: RaceServer, co
     assert answer["running"][0]["state"] == "running" and answer["running"][0]["variant"] == "louis"
 
 
-async def test_arena_answers_details_and_an_unknown_arena_is_no_arena(server: RaceServer, connect: Connect) -> None:
+async def test_arena_answers_details_and_an_unknown_arena_is_no_arena(
+    server: RaceServer, connect: Connect
+) -> None:
     await server.arenas.create(spec_from_now("shown", 60, pool="all"))
     client = await connect()
     answer = await client.request("arena", arena="shown")
@@ -211,4 +213,8 @@ async def test_a_scheduled_arena_is_made_once_by_the_clock(make_server: MakeServ
     server = await make_server(arena_schedule="terrace bots 1m every 2m")
     await eventually(lambda: server.arenas.clocks)
     specs = await server.store.arena_list()
-    assert len(specs) == 1 and specs[0]["pool"] == "bots" and specs[0]["ends_ms"] - specs[0]["starts_ms"] == 60_000
+    assert (
+        len(specs) == 1
+        and specs[0]["pool"] == "bots"
+        and specs[0]["ends_ms"] - specs[0]["starts_ms"] == 60_000
+    )

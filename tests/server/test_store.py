@@ -389,7 +389,15 @@ async def test_a_short_group_goes_once_the_longest_waiting_person_has_waited(sub
 
 
 def _arena(arena_id: str, starts: int) -> dict[str, object]:
-    return {"id": arena_id, "variant": "terrace", "goal": "terrace", "pool": "bots", "starts_ms": starts, "ends_ms": starts + 60_000, "name": arena_id}
+    return {
+        "id": arena_id,
+        "variant": "terrace",
+        "goal": "terrace",
+        "pool": "bots",
+        "starts_ms": starts,
+        "ends_ms": starts + 60_000,
+        "name": arena_id,
+    }
 
 
 async def test_an_arena_is_created_once_and_listed_by_start(store: Store) -> None:

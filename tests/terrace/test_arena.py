@@ -31,7 +31,9 @@ def bot(pid: str) -> dict[str, Any]:
 
 def result(race: str, ended: int, *order: str, places: list[int] | None = None) -> dict[str, Any]:
     places = places or list(range(1, len(order) + 1))
-    rows = [{"id": p, "name": p.upper(), "kind": "bot", "place": pl} for p, pl in zip(order, places)]
+    rows = [
+        {"id": p, "name": p.upper(), "kind": "bot", "place": pl} for p, pl in zip(order, places, strict=True)
+    ]
     return {"race": race, "ended": ended, "rows": rows}
 
 
@@ -110,7 +112,9 @@ def test_a_race_over_pairs_its_players_still_joined_while_running() -> None:
 
 def test_a_race_over_after_the_end_counts_but_pairs_nobody() -> None:
     arena = Arena.restore(SPEC, [bot("a"), bot("b")], [], SPEC.ends_ms + 1)
-    assert arena.race_over(result("r1", SPEC.ends_ms + 1, "a", "b"), SPEC.ends_ms + 1) == [Changed("finished")]
+    assert arena.race_over(result("r1", SPEC.ends_ms + 1, "a", "b"), SPEC.ends_ms + 1) == [
+        Changed("finished")
+    ]
     assert [r["points"] for r in arena.standings()] == [1, 0]
 
 
@@ -206,7 +210,12 @@ def test_schedule_makes_the_same_arena_for_every_node_within_a_slot() -> None:
 
 
 def test_bad_schedules_are_refused() -> None:
-    for text in ("terrace bots 30m", "chess bots 30m every 60m", "terrace bots 90m every 60m", "terrace x 3m every 5m"):
+    for text in (
+        "terrace bots 30m",
+        "chess bots 30m every 60m",
+        "terrace bots 90m every 60m",
+        "terrace x 3m every 5m",
+    ):
         with pytest.raises(ValueError):
             Schedule.parse(text)
     assert parse_schedules("") == []
