@@ -6,6 +6,7 @@ const PAGES = [
   [/^\/top$/, "./top.js"],
   [/^\/race\/([\w-]+)$/, "./race.js"],
   [/^\/play(?:\/([\w-]+))?$/, "./play.js"],
+  [/^\/arena(?:\/([\w-]+))?$/, "./arena.js"],
 ];
 
 async function main() {

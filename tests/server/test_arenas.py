@@ -52,7 +52,7 @@ async def check_arena(server: RaceServer, arena_id: str, results: dict[str, list
     records = [await server.store.record(race_id) for race_id in details["race_ids"]]
     assert all(r is not None for r in records)
     for record in records:
-        assert record is not None and audit(record).ok, audit(record).failed()  # type: ignore[union-attr]
+        assert record is not None and audit(record).ok, audit(record).failed  # type: ignore[union-attr]
     assert check_standings(details, records) == []  # type: ignore[arg-type]
     rows = {row["player"]["name"]: row for row in details["standings"]}
     assert set(rows) == set(results)

@@ -89,6 +89,7 @@ def test_every_setting_has_its_environment_variable() -> None:
         "session_ttl": 600.0,
         "redis_mode": "cluster",
         "redis_replica_acks": 1,
+        "arena_schedule": "terrace bots 30m every 60m",
     }
     assert set(changed) == {f.name for f in dataclasses.fields(Config)}
     config = parse([], {env_name(k): str(v) for k, v in changed.items()})
