@@ -225,8 +225,18 @@ class Racer:
             ok = answer["type"] == "queued" or answer.get("code") == "already_in_race"
         if not ok:
             raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
+        queued_at = self.reconnects
         while True:
-            started = await self._wait("started", race=race)
+            try:
+                started = await self._wait("started", race=race, timeout=1.0)
+            except TimeoutError:
+                if race is None and self.reconnects != queued_at:
+                    # back after a drop: a queue on a restarted server (or another node) forgot us
+                    queued_at = self.reconnects
+                    again = await self._request("queue", **fields)
+                    if again["type"] == "error" and again.get("code") not in ("already_queued", "already_in_race"):
+                        raise SDKError(f"queue refused: {again.get('message')}", again) from None
+                continue
             if started["race"] not in self._over:
                 return started
 

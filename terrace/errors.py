@@ -132,6 +132,7 @@ ERRORS: dict[str, str] = {
     # leaderboards
     "bad_board": "No such leaderboard: {detail}.",
     "not_on_board": "That player is not on the {board} board.",
+    "no_player": "There is no registered player {name!r}.",
     # arenas
     "no_arena": "There is no arena {arena!r}.",
     "arena_over": "Arena {arena} is over; join a running or upcoming one.",

@@ -100,6 +100,8 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "arena_unwatch": {"arena": _ID},
     "arena_join": {"arena": _ID},
     "arena_leave": {"arena": _ID},
+    # the bot ladder: a player's page
+    "player": {"name": Field(str, True, low=1, high=64)},
 }
 
 

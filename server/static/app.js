@@ -7,6 +7,7 @@ const PAGES = [
   [/^\/race\/([\w-]+)$/, "./race.js"],
   [/^\/play(?:\/([\w-]+))?$/, "./play.js"],
   [/^\/arena(?:\/([\w-]+))?$/, "./arena.js"],
+  [/^\/player\/([\w-]+)$/, "./player.js"],
 ];
 
 async function main() {

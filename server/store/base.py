@@ -235,6 +235,15 @@ class Store(Protocol):
         """The races counted, in no particular order (:func:`terrace.arena.ordered` sorts them)."""
         ...
 
+    # ----- rating history (the bot ladder): one list per player, newest first
+    async def history_add(self, player_id: str, entry: dict[str, Any], keep: int) -> None:
+        """Put ``entry`` (JSON-able: one rated race) first in the player's history; keep the newest ``keep``."""
+        ...
+
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
+        """The player's newest ``n`` history entries, newest first."""
+        ...
+
     # ----- live races: move logs and metadata
     async def log_append(self, race_id: str, entry: dict[str, Any], owner: str | None = None) -> None:
         """Append ``entry`` (JSON-able) to the race's log; done before the move is acknowledged.

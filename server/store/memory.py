@@ -64,6 +64,7 @@ class MemoryStore:
         self._leases: dict[str, tuple[str, float]] = {}  # race id -> (node, clock() expiry)
         self._shared: dict[str, dict[str, bytes]] = {}  # race id -> part -> data
         self._listeners: set[asyncio.Queue[bytes]] = set()
+        self._history: dict[str, list[bytes]] = {}  # player id -> entries, newest first
         self._arenas: dict[
             str, tuple[bytes, dict[str, bytes], dict[str, bytes]]
         ] = {}  # id -> spec, players, results
@@ -292,6 +293,16 @@ class MemoryStore:
     async def arena_results(self, arena_id: str) -> list[dict[str, Any]]:
         arena = self._arenas.get(arena_id)
         return [] if arena is None else [dict(unpack(r)) for r in arena[2].values()]
+
+    # ----- rating history
+
+    async def history_add(self, player_id: str, entry: dict[str, Any], keep: int) -> None:
+        entries = self._history.setdefault(player_id, [])
+        entries.insert(0, pack(entry))
+        del entries[keep:]
+
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
+        return [dict(unpack(e)) for e in self._history.get(player_id, [])[:n]]
 
     # ----- live races
 

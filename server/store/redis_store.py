@@ -43,6 +43,8 @@ key                                        type    content
                                                    house players), score = ms queued (Redis TIME)
 ``{mm}:players``                           hash    player id -> who waits
 ``{mm}:queues``                            set     the queues someone may wait in
+``history:{<player id>}``                  list    the player's rated races, newest first (rating
+                                                   after each; LTRIM to the newest 100)
 ``{arena}:arena:<id>``                     string  an arena's spec (terrace.arena); SET NX
 ``{arena}:arenas``                         zset    arena ids, score = start (unix ms)
 ``{arena}:players:<id>``                   hash    player id -> who joined the arena
@@ -463,6 +465,21 @@ class RedisStore:
         with _guard():
             raw: list[Any] = await self._r.hvals(self._tag("arena", "results", arena_id))
         return [dict(unpack(_b(r))) for r in raw]
+
+    # ----- rating history
+
+    async def history_add(self, player_id: str, entry: dict[str, Any], keep: int) -> None:
+        key = f"{self._p}history:{{{player_id}}}"
+        with _guard():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.lpush(key, pack(entry))
+                tx.ltrim(key, 0, keep - 1)
+                await tx.execute()
+
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
+        with _guard():
+            raw: list[Any] = await self._r.lrange(f"{self._p}history:{{{player_id}}}", 0, n - 1)
+        return [dict(unpack(_b(e))) for e in raw]
 
     # ----- live races
 

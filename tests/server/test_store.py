@@ -433,6 +433,15 @@ async def test_an_arena_counts_each_race_once(store: Store) -> None:
     assert await store.arena_results("b") == []
 
 
+async def test_a_players_history_is_newest_first_and_trimmed(store: Store) -> None:
+    for i in range(5):
+        await store.history_add("p-1", {"race": f"r-{i}", "rating": float(i)}, keep=3)
+    await store.history_add("p-2", {"race": "other"}, keep=3)
+    assert [e["race"] for e in await store.history("p-1", 10)] == ["r-4", "r-3", "r-2"]
+    assert await store.history("p-1", 1) == [{"race": "r-4", "rating": 4.0}]
+    assert await store.history("p-9", 10) == []
+
+
 # ----- one finished race on the boards and ratings, once ---------------------------
 
 
