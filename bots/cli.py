@@ -21,7 +21,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
-from link import DEFAULT_SERVER, Connection, default_server
+from link import DEFAULT_SERVER, Connection, Offline, default_server
 from link.command import run_command
 from terrace import VARIANTS
 
@@ -188,7 +188,13 @@ async def _ladder(args: argparse.Namespace, factory: Any) -> int:
     def show(result: Any) -> None:
         print(json.dumps(result.to_dict()) if args.json else result, flush=True)
 
-    lost = 0
+    lost = 0  # tries in a row that found no server (reset once a race is played)
+
+    def played(result: Any) -> None:
+        nonlocal lost
+        lost = 0
+        show(result)
+
     while True:
         try:
             await play(
@@ -199,10 +205,10 @@ async def _ladder(args: argparse.Namespace, factory: Any) -> int:
                 goal=args.goal,
                 pool="bots",
                 races=None,
-                on_result=show,
+                on_result=played,
             )
-        except SDKError as exc:
-            if exc.code is not None:
+        except (SDKError, Offline) as exc:
+            if isinstance(exc, SDKError) and exc.code is not None:
                 raise  # the server refused us: trying again changes nothing
             wait = LADDER_BACKOFF[min(lost, len(LADDER_BACKOFF) - 1)]
             lost += 1

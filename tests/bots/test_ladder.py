@@ -102,3 +102,44 @@ async def test_ladder_bots_race_rated_races_around_the_clock_and_come_back_after
 async def _at_least(server: RaceServer, n: int) -> dict[str, int] | None:
     board = await _board(server)
     return board if len(board) == 2 and min(board.values()) >= n else None
+
+
+async def test_a_ladder_bot_started_while_its_server_is_down_races_once_it_is_up(redis_url: str) -> None:
+    config = dataclasses.replace(FAST, redis_url=redis_url, port=_free_port())
+    async with RaceServer(config) as server:
+        tokens = []
+        for name in ("earlya", "earlyb"):
+            code, out, err = await _cli("register", name, "--server", server.url, "--json")
+            assert code == 0, err
+            tokens.append(json.loads(out)["token"])
+    url = f"ws://127.0.0.1:{config.port}/ws"
+    procs = [
+        await asyncio.create_subprocess_exec(
+            str(BIN),
+            "run",
+            "greedy",
+            "--ladder",
+            "--token",
+            token,
+            "--server",
+            url,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for token in tokens
+    ]
+    try:
+        for proc in procs:  # each says it found no server and will try again
+            assert proc.stderr is not None
+            line = (await asyncio.wait_for(proc.stderr.readline(), 30)).decode()
+            assert "ladder:" in line and "again in" in line, line
+        async with RaceServer(config) as server:
+            await eventually(
+                lambda: _at_least(server, 1), timeout=60, what="a rated race once the server is up"
+            )
+    finally:
+        for proc in procs:
+            if proc.returncode is None:
+                proc.send_signal(signal.SIGINT)
+        for proc in procs:
+            await asyncio.wait_for(proc.wait(), 30)
