@@ -236,9 +236,11 @@ class Arenas:
         result = race_result(record)
         for attempt in range(20):  # the store may be away a moment: the race must still count
             try:
-                await self.store.arena_result(arena_id, result)
                 arena = await self.load(arena_id)
-                await self._apply(arena, arena.race_over(result, now_ms()))
+                effects = arena.race_over(result, now_ms())
+                if not await self.store.arena_result(arena_id, result):
+                    return  # counted already (a retry whose first try got through)
+                await self._apply(arena, effects)
                 return
             except StoreDown as exc:
                 log.warning("arena %s: race %s not counted yet (%s)", arena_id, result["race"], exc)

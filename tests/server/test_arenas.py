@@ -12,6 +12,7 @@ import pytest
 
 from bots.samples.greedy import GreedyBot
 from bots.sdk import RaceResult, play
+from server import arenas as arenas_module
 from server.app import RaceServer
 from terrace.arena import ArenaSpec, check_standings, make_spec
 from terrace.audit import audit
@@ -229,3 +230,13 @@ async def test_a_scheduled_arena_is_made_once_by_the_clock(make_server: MakeServ
         and specs[0]["pool"] == "bots"
         and specs[0]["ends_ms"] - specs[0]["starts_ms"] == 60_000
     )
+
+
+async def test_a_race_over_pairs_its_players_again_without_waiting_for_the_nodes_tick(
+    make_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arenas_module, "TICK", 4.0)  # the tick pairs idle players only every 4 s
+    server = await make_server(**BUSY)
+    await server.arenas.create(spec_from_now("no-tick", 6))  # running from now: joining pairs at once
+    results = await race_bots([server.url], "no-tick", 2)
+    assert all(len(rs) >= 3 for rs in results.values()), {k: len(v) for k, v in results.items()}
