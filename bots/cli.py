@@ -1,6 +1,8 @@
 """The ``terrace-bot`` command: run a bot, keep house bots, register an account, swarm a server.
 
     terrace-bot run MODULE:CLASS --server URL --token T [--queue VARIANT] [--races N]
+    terrace-bot run MODULE:CLASS --server URL --token T --ladder     (rated bot races around the clock)
+    terrace-bot run MODULE:CLASS --server URL --name N --arena ID    (the arena's races until it ends)
     terrace-bot house --server URL [--bots greedy:2,planner@fast:1] [--pace casual] [--max-bots 30]
     terrace-bot register NAME --server URL
     terrace-bot swarm --server URL --players N --races M
@@ -11,6 +13,7 @@ Exit codes: 0 done, 1 the server refused us or could not be reached, 2 usage.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import os
@@ -18,7 +21,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
-from link import DEFAULT_SERVER, Connection, default_server
+from link import DEFAULT_SERVER, Connection, Offline, default_server
 from link.command import run_command
 from terrace import VARIANTS
 
@@ -66,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--practice", action="store_true", help="with --daily: a practice game after the attempt")
     r.add_argument("--races", type=int, default=1, help="races to play; 0 = for ever (default 1)")
     r.add_argument("--json", action="store_true", help="print each result as a JSON line")
+    r.add_argument("--arena", metavar="ID", help="join this arena and race until it ends")
+    r.add_argument(
+        "--ladder",
+        action="store_true",
+        help="the bot ladder: rated races in the bots pool for ever, back after every drop (needs --token)",
+    )
 
     h = sub.add_parser("house", help="keep sample bots in the queue for people to race")
     server(h)
@@ -120,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
             factory = load_bot(args.bot)
-            return _run(_race(args, factory))
+            if args.ladder and not args.token:
+                p.error("--ladder needs --token: the ladder rates registered bots")
+            if args.ladder and (args.arena or args.race):
+                p.error("--ladder races from the bots queue: leave out --arena and --race")
+            return _run(_ladder(args, factory) if args.ladder else _race(args, factory))
         if args.command == "house":
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
@@ -167,9 +180,48 @@ async def _race(args: argparse.Namespace, factory: Any) -> int:
         deals="winnable" if args.winnable else "any",
         daily=args.daily,
         practice=args.practice,
+        arena=args.arena,
         on_result=show,
     )
     return 0
+
+
+LADDER_BACKOFF = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds before trying a lost server again
+
+
+async def _ladder(args: argparse.Namespace, factory: Any) -> int:
+    """Rated races in the bots pool, one after another, for ever: a lost server is tried again
+    (after the session's own reconnects gave up), a refusal (a bad token) stops with exit 1."""
+
+    def show(result: Any) -> None:
+        print(json.dumps(result.to_dict()) if args.json else result, flush=True)
+
+    lost = 0  # tries in a row that found no server (reset once a race is played)
+
+    def played(result: Any) -> None:
+        nonlocal lost
+        lost = 0
+        show(result)
+
+    while True:
+        try:
+            await play(
+                factory,
+                args.server,
+                token=args.token,
+                variant=args.queue,
+                goal=args.goal,
+                pool="bots",
+                races=None,
+                on_result=played,
+            )
+        except (SDKError, Offline) as exc:
+            if isinstance(exc, SDKError) and exc.code is not None:
+                raise  # the server refused us: trying again changes nothing
+            wait = LADDER_BACKOFF[min(lost, len(LADDER_BACKOFF) - 1)]
+            lost += 1
+            logging.getLogger("terrace.bot").warning("ladder: %s; again in %g s", exc, wait)
+            await asyncio.sleep(wait)
 
 
 async def _quiet(coro: Coroutine[Any, Any, Any]) -> int:

@@ -45,6 +45,10 @@ RECORD_POLL = 5.0  # seconds between record fetches while waiting for a missed `
 ENDED = frozenset({"player_finished", "race_not_running", "not_in_race", "no_race"})
 
 
+class ArenaOver(Exception):
+    """The arena the bot raced in has ended: no more races come from it."""
+
+
 class SDKError(Exception):
     """The server refused something the bot cannot carry on without (a bad token, a bad queue)."""
 
@@ -112,6 +116,8 @@ class Racer:
         )
         self.record_poll = RECORD_POLL
         self._over: set[str] = set()  # races played to the end: a late `started` of theirs is stale
+        self._arena: str | None = None  # the arena joined: the server pairs us race after race
+        self._arenas_over: set[str] = set()  # heard as pushes arrive (a wait may pass them over)
 
     @property
     def url(self) -> str:
@@ -138,6 +144,8 @@ class Racer:
         await self.link.close()
 
     def _heard(self, msg: Message) -> None:
+        if msg.get("type") == "arena_over":
+            self._arenas_over.add(str(msg.get("arena")))
         if msg.get("type") == "started" and msg.get("resumed"):
             log.info("%s: back in race %s at seq %s", self._who(), msg.get("race"), msg.get("seq"))
 
@@ -163,15 +171,19 @@ class Racer:
         deals: str = "any",
         daily: bool = False,
         practice: bool = False,
+        arena: str | None = None,
     ) -> RaceResult:
         """Play one race: ``race`` to join that race; ``daily`` for today's daily deal of ``variant``
-        (the account's rated attempt, or with ``practice`` a practice game after it); else queue
-        for ``variant``/``goal``/``pool`` (``deals="winnable"``: only with players who asked for a
-        deal the server proved winnable)."""
+        (the account's rated attempt, or with ``practice`` a practice game after it); ``arena`` for
+        the arena's next race (joined the first time; :class:`ArenaOver` once it has ended); else
+        queue for ``variant``/``goal``/``pool`` (``deals="winnable"``: only with players who asked
+        for a deal the server proved winnable)."""
         if self.link.conn is None or self.link.gone is not None:
             await self.connect()
         if daily:
             started = await self._daily_started(variant, practice)
+        elif arena is not None:
+            started = await self._arena_race(arena)
         else:
             started = await self._until_started(variant, goal, pool, race, house, deals)
         race_id = started["race"]
@@ -225,8 +237,18 @@ class Racer:
             ok = answer["type"] == "queued" or answer.get("code") == "already_in_race"
         if not ok:
             raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
+        queued_at = self.reconnects
         while True:
-            started = await self._wait("started", race=race)
+            try:
+                started = await self._wait("started", race=race, timeout=1.0)
+            except TimeoutError:
+                if race is None and self.reconnects != queued_at:
+                    # back after a drop: a queue on a restarted server (or another node) forgot us
+                    queued_at = self.reconnects
+                    again = await self._request("queue", **fields)
+                    if again["type"] == "error" and again.get("code") not in ("already_queued", "already_in_race"):
+                        raise SDKError(f"queue refused: {again.get('message')}", again) from None
+                continue
             if started["race"] not in self._over:
                 return started
 
@@ -241,6 +263,23 @@ class Racer:
         while True:
             started = await self._wait("started", race=race)
             if started["race"] not in self._over:
+                return started
+
+    async def _arena_race(self, arena: str) -> Message:
+        """Join ``arena`` (once), then wait for the race the server pairs us into."""
+        if self._arena != arena:
+            answer = await self._request("arena_join", arena=arena)
+            if answer["type"] != "arena_joined" and answer.get("code") != "already_in_arena":
+                raise SDKError(f"arena_join refused: {answer.get('message')}", answer)
+            self._arena = arena
+        while True:
+            if arena in self._arenas_over:
+                raise ArenaOver(arena)
+            try:
+                started = await self._wait("started", "arena_over", timeout=1.0)
+            except TimeoutError:
+                continue  # look again: an `arena_over` passed over by another wait is in the set
+            if started["type"] == "started" and started["race"] not in self._over:
                 return started
 
     async def _move(self, race: str, seq: int, move: str) -> Message:
@@ -330,6 +369,7 @@ async def play(
     deals: str = "any",
     daily: bool = False,
     practice: bool = False,
+    arena: str | None = None,
     subprotocol: str = MSGPACK,
     reconnect_for: float = RECONNECT_FOR,
     on_result: Callable[[RaceResult], None] | None = None,
@@ -341,7 +381,8 @@ async def play(
     ``name``. ``race`` joins that race (once); ``daily`` plays today's daily deal of
     ``variant`` once: the account's one rated attempt of the day (an ``SDKError`` with
     code ``daily_attempted`` once it is used), or with ``practice`` an unrated game after
-    it. Otherwise each race comes from the queue for ``variant``, ``goal`` and ``pool``;
+    it. ``arena`` joins that arena and races until it ends (or ``races`` are played).
+    Otherwise each race comes from the queue for ``variant``, ``goal`` and ``pool``;
     ``deals="winnable"`` queues only with players who asked for a deal the server's solver
     proved winnable. ``client`` is this install's id (8 to 64 characters, the same on every
     run), sent with every hello.
@@ -359,16 +400,20 @@ async def play(
     try:
         await racer.connect()
         while races is None or len(results) < races:
-            result = await racer.race(
-                variant=variant,
-                goal=goal,
-                pool=pool,
-                race=race,
-                house=house,
-                deals=deals,
-                daily=daily,
-                practice=practice,
-            )
+            try:
+                result = await racer.race(
+                    variant=variant,
+                    goal=goal,
+                    pool=pool,
+                    race=race,
+                    house=house,
+                    deals=deals,
+                    daily=daily,
+                    practice=practice,
+                    arena=arena,
+                )
+            except ArenaOver:
+                break
             log.info("%s: %s", racer._who(), result)
             results.append(result)
             if on_result is not None:

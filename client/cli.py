@@ -6,6 +6,7 @@
     terrace register NAME [--bot]
     terrace replay RACE | verify RACE
     terrace daily [--variant V] [--board | --practice | --day D]
+    terrace arena list | show ID [--watch] | verify ID | join ID
 
 Exit codes: 0 done, 1 refused by the server, unreachable, or (verify) a
 mismatch, 2 usage. ``TERRACE_SERVER`` sets the default server.
@@ -149,11 +150,29 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--file", help="check a record saved as JSON instead of fetching it")
     server(v)
     json_flag(v)
+
+    ar = sub.add_parser(
+        "arena",
+        help="arenas: list, standings, verify, join",
+        description="Arenas: timed tournaments of race after race.",
+    )
+    ar.add_argument(
+        "action",
+        choices=["list", "show", "verify", "join"],
+        help="list the arenas; show one's standings (--watch: live); verify all its races; join it and race",
+    )
+    ar.add_argument("arena", nargs="?", help="arena id (all but list)")
+    ar.add_argument(
+        "--watch", action="store_true", help="show: keep the standings updating until the arena ends"
+    )
+    ar.add_argument("--name", help="join: race as a guest with this name (default: your registered account)")
+    server(ar)
+    json_flag(ar)
     return p
 
 
 def _command(name: str) -> Command:
-    from . import daily, lobby, play, records
+    from . import arena, daily, lobby, play, records
 
     commands: dict[str, Command] = {
         "play": play.play,
@@ -165,6 +184,7 @@ def _command(name: str) -> Command:
         "replay": records.replay,
         "verify": records.verify,
         "daily": daily.daily,
+        "arena": arena.command,
     }
     return commands[name]
 

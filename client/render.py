@@ -384,6 +384,7 @@ def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableT
     )
     if kind == "rating":
         table.add_column("mu ± sigma", justify="right", style="dim")
+        table.add_column("races", justify="right")  # rated races played: the bot ladder's board
     for row in answer.get("rows", []):
         name = player_name(row.get("player"))
         who = Text(name, style="bold yellow" if me is not None and name == me else "")
@@ -392,6 +393,7 @@ def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableT
         cells: list[Any] = [str(row.get("rank", "")), who, shown]
         if kind == "rating":
             cells.append(f"{row.get('mu', 0):.1f} ± {row.get('sigma', 0):.1f}")
+            cells.append(str(row.get("races", "")))
         table.add_row(*cells)
     if not answer.get("rows"):
         return Text(title + "\nNobody on this board yet. " + EMPTY_BOARD.get(str(kind), EMPTY_BOARD["wins"]))

@@ -28,6 +28,7 @@ from . import http
 from .accounts import Accounts
 from .adoption import Adoption
 from .archive import Archive
+from .arenas import Arenas
 from .audience import Audience
 from .challenges import Challenges
 from .config import Config
@@ -97,6 +98,8 @@ class RaceServer:
         self.daily = Daily(config, self.store, self.registry, self.audience)
         self.handlers.daily = self.daily
         self.handlers.challenges = Challenges(self.daily)
+        self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
+        self.handlers.table.update(self.arenas.handlers())
         self.cluster: Cluster | None = None
         self.guard = Guard(config, self.metrics)  # sockets per address from accept; buckets per address
         self.connections: set[Connection] = set()
@@ -150,6 +153,7 @@ class RaceServer:
         self._tasks.append(loop.create_task(self._watch_store()))
         if self.config.daily_prepare > 0:
             self._tasks.append(loop.create_task(self.daily.prepare()))
+        self._tasks.append(loop.create_task(self.arenas.run()))
         await self._server.start_serving()
 
     @property
@@ -255,6 +259,7 @@ class RaceServer:
         """A connection closed: it stops watching; its player is away from races and the queue;
         a guest with nothing to come back to is forgotten."""
         self.audience.gone(conn)
+        self.arenas.gone(conn)
         player = conn.player
         if player is None or player.connection is not conn:
             return

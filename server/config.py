@@ -14,6 +14,8 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
+from terrace.arena import parse_schedules
+
 
 @dataclass(frozen=True)
 class Config:
@@ -69,6 +71,8 @@ class Config:
     # ----- the daily deal
     daily_secret: str = ""  # hex key the daily seeds come from; empty: made once and kept in the store
     daily_prepare: float = 0.0  # seconds between draws ahead of today's and tomorrow's deals (0: on demand)
+    # ----- arenas (server.arenas)
+    arena_schedule: str = ""  # "VARIANT POOL LENGTHm every PERIODm", ";"-separated; empty: none
 
 
 _HELP = {
@@ -121,6 +125,8 @@ _HELP = {
     "event_loop": "'asyncio' (the standard library's), or 'uvloop' (install the extra: pip install terrace-race[fast])",
     "daily_secret": "hex key the daily deals' seeds are drawn from, the same on every node (empty: made once, kept in the store)",
     "daily_prepare": "seconds between checks that today's and tomorrow's daily deals are drawn (0: drawn when first asked for)",
+    # ----- arenas
+    "arena_schedule": "arenas made by the clock: 'VARIANT POOL LENGTHm every PERIODm', ';'-separated",
 }
 
 
@@ -188,6 +194,10 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
             problems.append("--daily-secret must be hexadecimal")
     if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
         problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
+    try:
+        parse_schedules(config.arena_schedule)
+    except ValueError as e:
+        problems.append(f"--arena-schedule: {e}")
     if problems:
         parser.error("; ".join(problems))
     return config

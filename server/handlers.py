@@ -54,6 +54,10 @@ ANONYMOUS = frozenset(
         "analysis",
         "daily",
         "challenge",
+        "arenas",
+        "arena",
+        "arena_unwatch",
+        "player",
     }
 )
 
@@ -340,6 +344,9 @@ class Handlers:
 
     async def on_leaderboard(self, conn: Connection, req: dict[str, Any]) -> Message:
         return await self.leaderboards.answer(req)
+
+    async def on_player(self, conn: Connection, req: dict[str, Any]) -> Message:
+        return await self.leaderboards.player(req["name"])
 
     async def on_record(self, conn: Connection, req: dict[str, Any]) -> Message:
         race_id = req["race"]

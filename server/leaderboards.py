@@ -8,6 +8,10 @@ Boards are sorted sets in the store (Redis semantics, also in memory):
 | ``fastest`` | ``fastest:{variant}:{goal}[:day:YYYY-MM-DD / :week:YYYY-Www]`` | goal time, ms | lower (kept with ZADD LT) |
 | ``wins`` | ``wins:{variant}`` | races won (place 1) | higher |
 
+Beside each rating board, ``played:{pool}:{variant}`` counts each player's rated races (its
+rows carry ``races``: the bot ladder is the bots' rating board), and every rated race is put
+first in each of its players' history (the rating after it; :meth:`Leaderboards.player`).
+
 Only registered players appear (a guest has no lasting identity). Day and
 week boards are keyed by their UTC period and expire a while after it ends.
 Equal scores share a rank: a row's rank is one more than the number of
@@ -32,6 +36,8 @@ from .store import BoardPut, RatingChange, RatingsMoved, Store
 Message = dict[str, Any]
 
 PAGE = 10  # rows when a query names no count
+HISTORY_KEPT = 100  # rated races kept per player (their rating after each)
+HISTORY_SHOWN = 50
 MAX_ROWS = 100
 _TTL = {"day": 3 * 86_400, "week": 15 * 86_400}  # period boards live on a while after the period ends
 _HIGHER_IS_BETTER = {"rating": True, "fastest": False, "wins": True}
@@ -121,6 +127,8 @@ class Leaderboards:
                 continue
             if changed is None:
                 return []
+            if ratings is not None:  # once: only the call that applied the race gets here
+                await self._history(record, ratings)
             # a race that won or was rated moves its wins and rating boards, whatever the scores say
             moved = (b for (b, _), c in zip(puts, changed, strict=True) if c or b.kind != "fastest")
             return list(dict.fromkeys(moved))  # each board once, in order
@@ -155,7 +163,57 @@ class Leaderboards:
         }
         after = rate(rows, before)
         puts += [(board, BoardPut(board.key, pid, ordinal(rating), "set")) for pid, rating in after.items()]
+        puts += [(board, BoardPut(played_key(pool, variant), pid, 1, "add")) for pid in after]
         return puts, RatingChange(pool, variant, before, after)
+
+    async def _history(self, record: Mapping[str, Any], ratings: RatingChange) -> None:
+        rows = {str(r["player"]["id"]): r for r in record.get("results", [])}
+        for pid, (mu, sigma) in ratings.after.items():
+            entry = {
+                "race": str(record["id"]),
+                "at": record.get("ended_at"),
+                "variant": ratings.variant,
+                "pool": ratings.pool,
+                "place": rows[pid].get("place"),
+                "players": len(rows),
+                "rating": round(ordinal((mu, sigma)), 3),
+                "mu": round(mu, 3),
+                "sigma": round(sigma, 3),
+            }
+            await self.store.history_add(pid, entry, HISTORY_KEPT)
+
+    async def player(self, name: str) -> Message:
+        """A registered player's page: ratings (with races played) per pool and variant, and their
+        latest rated races with the rating after each. ``no_player`` for an unknown name."""
+        account = await self.store.account_by_name(name)
+        if account is None:
+            raise ProtocolError("no_player", name=name)
+        ratings: list[Message] = []
+        for pool in POOLS:
+            for variant in VARIANTS:
+                stored = await self.store.rating(pool, variant, account.id)
+                if stored is None:
+                    continue
+                board = Board("rating", variant, pool=pool)
+                rank = await self.store.board_rank(board.key, account.id, True)
+                played = await self.store.board_score(played_key(pool, variant), account.id)
+                ratings.append(
+                    {
+                        "pool": pool,
+                        "variant": variant,
+                        "value": round(ordinal(stored), 3),
+                        "mu": round(stored[0], 3),
+                        "sigma": round(stored[1], 3),
+                        "races": int(played or 0),
+                        "rank": None if rank is None else rank + 1,
+                    }
+                )
+        return {
+            "type": "player",
+            "player": {"id": account.id, "name": account.name, "kind": account.kind},
+            "ratings": ratings,
+            "history": await self.store.history(account.id, HISTORY_SHOWN),
+        }
 
     # ----- queries -------------------------------------------------------------------
 
@@ -187,6 +245,8 @@ class Leaderboards:
                 stored = await self.store.rating(board.pool or "", board.variant, pid)
                 if stored is not None:
                     row["mu"], row["sigma"] = round(stored[0], 3), round(stored[1], 3)
+                played = await self.store.board_score(played_key(board.pool or "", board.variant), pid)
+                row["races"] = int(played or 0)
             out.append(row)
         return out
 
@@ -214,6 +274,11 @@ class Leaderboards:
             rows = await self.rows(board, start, count)
         total = await self.store.board_size(board.key)
         return {"type": "leaderboard", **board.describe(), "start": start, "total": total, "rows": rows}
+
+
+def played_key(pool: str, variant: str) -> str:
+    """The board counting each player's rated races in a pool and variant."""
+    return f"played:{pool}:{variant}"
 
 
 def _value(board: Board, score: float) -> float | int:

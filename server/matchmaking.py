@@ -35,7 +35,8 @@ from .winnable import Drawn, Reserve
 
 log = logging.getLogger("terrace.server")
 
-QueueKey = tuple[str, str, str, str]  # variant, goal, pool, deals ("any" or "winnable")
+QueueKey = tuple[str, str, str, str]  # variant, goal, pool ("POOL@ARENA" for an arena's), deals
+ARENA_WAIT = 0.5  # seconds an arena's queue waits for a fuller group: arenas pair at once
 
 
 @dataclass
@@ -85,10 +86,14 @@ class Matchmaking:
             raise ProtocolError("pool_refused", pool=pool)
         self.registry.check_free(player)
         key = (variant, goal, pool, deals)
+        return key, await self.enqueue(player, key, house)
+
+    async def enqueue(self, player: Player, key: QueueKey, house: bool = False) -> int:
+        """Put a player the caller has checked in the queue ``key``; returns their position."""
         if self.shared is not None:
-            return key, await self.shared.put(player, key, house)
-        if deals == "winnable":
-            self.reserve.want(key, variant)  # drawn while the group gathers
+            return await self.shared.put(player, key, house)
+        if key[3] == "winnable":
+            self.reserve.want(key, key[0])  # drawn while the group gathers
         waiting = self.queues.setdefault(key, Waiting())
         waiting.players.append(player)
         waiting.since[player.id] = asyncio.get_running_loop().time()
@@ -97,7 +102,7 @@ class Matchmaking:
         player.queued = key
         position = len(waiting.players)
         self._check(key)
-        return key, position
+        return position
 
     async def unqueue(self, player: Player) -> None:
         if player.queued is None:
@@ -164,8 +169,13 @@ class Matchmaking:
         elif len(waiting.players) >= 2 and waiting.timer is None:
             loop = asyncio.get_running_loop()
             guests = [t for pid, t in waiting.since.items() if pid not in waiting.house]
-            delay = max(0.0, min(guests) + self.config.queue_wait - loop.time())
+            delay = max(0.0, min(guests) + wait_of(self.config, key) - loop.time())
             waiting.timer = loop.call_later(delay, self._match, key)
+
+
+def wait_of(config: Config, key: QueueKey) -> float:
+    """How long the queue ``key`` waits for a full group once two wait."""
+    return min(config.queue_wait, ARENA_WAIT) if "@" in key[2] else config.queue_wait
 
 
 def matched(registry: Registry, key: QueueKey, group: list[Player], drawn: Drawn | None = None) -> RaceDriver:
@@ -173,9 +183,12 @@ def matched(registry: Registry, key: QueueKey, group: list[Player], drawn: Drawn
     (a winnable deal) when the queue asked for one."""
     variant, goal, pool, deals = key
     assert (deals == "winnable") == (drawn is not None), key
+    pool, _, arena = pool.partition("@")
     rules = RaceRules(variant, goal, len(group), registry.config.default_time_limit, pool, "full")  # type: ignore[arg-type]
     driver = registry.new(rules, None, drawn)
     log.info("queue matched %s into race %s", ", ".join(p.name for p in group), driver.id)
+    if arena and registry.on_matched is not None:
+        registry.on_matched(arena, driver, group)
     for p in group:
         p.queued = None
         registry.seat(

@@ -74,6 +74,9 @@ class Registry:
         # races whose end goes to their keeper (server.daily), not the archive; they are private:
         # off the lobby, unwatched, their pushes to their players only, never told to other nodes
         self.keepers: dict[str, Callable[[RaceDriver, Message | None], None]] = {}
+        # arenas (server.arenas): told of the races matchmaking makes for an arena, and of every race over
+        self.on_matched: Callable[[str, RaceDriver, list[Player]], None] | None = None
+        self.on_over: Callable[[RaceDriver, Message | None], None] | None = None
 
     # ----- finding ------------------------------------------------------------------
 
@@ -278,6 +281,8 @@ class Registry:
 
     def race_over(self, driver: RaceDriver, record: Message | None) -> None:
         self.drivers.pop(driver.id, None)
+        if self.on_over is not None:
+            self.on_over(driver, record)
         self.made_by.pop(driver.id, None)
         self.audience.race_gone(driver.id)
         keeper = self.keepers.pop(driver.id, None)

@@ -25,7 +25,7 @@ from typing import Any
 
 from .accounts import Accounts, Player
 from .config import Config
-from .matchmaking import QueueKey, matched
+from .matchmaking import QueueKey, matched, wait_of
 from .nodes import Cluster
 from .registry import Registry
 from .store import StoreDown
@@ -100,7 +100,7 @@ class SharedQueue:
             key = queue_key(name)
             winnable = key[3] == "winnable"
             while not winnable or self.reserve.has(key):
-                group = await self.store.queue_match(name, self.config.queue_seats, self.config.queue_wait)
+                group = await self.store.queue_match(name, self.config.queue_seats, wait_of(self.config, key))
                 if not group:
                     break
                 self._seat(key, group, self.reserve.take(key, key[0]) if winnable else None)

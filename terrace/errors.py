@@ -140,6 +140,13 @@ ERRORS: dict[str, str] = {
     "no_challenge": "There is no challenge {challenge!r}.",
     "not_challenge_creator": "Only the creator of challenge {challenge} can reveal its deal.",
     "no_daily": "There was no daily {variant} deal on {day} on this server (or it is no longer kept).",
+    "no_player": "There is no registered player {name!r}.",
+    # arenas
+    "no_arena": "There is no arena {arena!r}.",
+    "arena_over": "Arena {arena} is over; join a running or upcoming one.",
+    "arena_pool": "Arena {arena} is for {pool} only.",
+    "not_in_arena": "You have not joined arena {arena}.",
+    "already_in_arena": "You are already in arena {arena}; leave it first.",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
     "same_address": "Another registered player in race {race} plays from your address or client; a race that may be rated takes one account per address and client.",

@@ -113,6 +113,14 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "practice": Field(bool),
         "ghosts": Field(int, low=0, high=8),
     },
+    # arenas (terrace.arena)
+    "arenas": {},
+    "arena": {"arena": _ID, "watch": Field(bool)},
+    "arena_unwatch": {"arena": _ID},
+    "arena_join": {"arena": _ID},
+    "arena_leave": {"arena": _ID},
+    # the bot ladder: a player's page
+    "player": {"name": Field(str, True, low=1, high=64)},
 }
 
 

@@ -7,6 +7,8 @@ const PAGES = [
   [/^\/daily$/, "./daily.js"],
   [/^\/race\/([\w-]+)$/, "./race.js"],
   [/^\/play(?:\/([\w-]+))?$/, "./play.js"],
+  [/^\/arena(?:\/([\w-]+))?$/, "./arena.js"],
+  [/^\/player\/([\w-]+)$/, "./player.js"],
 ];
 
 async function main() {

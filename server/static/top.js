@@ -61,9 +61,10 @@ export function mount(main, _arg, conn) {
       el("button", { type: "button", id: "next", disabled: a.start + a.rows.length >= a.total || q.around ? true : undefined, text: "next →", onclick: () => { q.start += COUNT; ask(); } }));
     out.replaceChildren(el("h2", { text: title }),
       a.rows.length ? el("table", { class: "leaderboard" },
-        el("thead", {}, el("tr", {}, ["rank", "player", head].map((h) => el("th", { scope: "col", text: h })))),
+        el("thead", {}, el("tr", {}, ["rank", "player", head, ...(a.board === "rating" ? ["races"] : [])].map((h) => el("th", { scope: "col", text: h })))),
         el("tbody", {}, a.rows.map((r) => el("tr", { class: r.player.name === q.around ? "me" : "" },
-          el("td", { class: "num", text: r.rank }), el("td", {}, who(r.player)), el("td", { class: "num", text: value(r) })))))
+          el("td", { class: "num", text: r.rank }), el("td", {}, el("a", { href: `/player/${r.player.name}` }, who(r.player))), el("td", { class: "num", text: value(r) }),
+          a.board === "rating" ? el("td", { class: "num races", text: r.races ?? "" }) : null))))
         : el("p", { class: "empty", text: "Nobody on this board yet (only registered players appear)." }),
       pager);
   };

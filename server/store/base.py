@@ -214,6 +214,46 @@ class Store(Protocol):
         """The queues someone may be waiting in."""
         ...
 
+    # ----- arenas (terrace.arena): one spec, its joined players and its race results per arena
+    async def arena_create(self, spec: dict[str, Any]) -> bool:
+        """Keep a new arena (JSON-able, keyed by ``spec["id"]``); False (nothing changed) if the id is taken."""
+        ...
+
+    async def arena_get(self, arena_id: str) -> dict[str, Any] | None: ...
+
+    async def arena_list(self) -> list[dict[str, Any]]:
+        """Every arena's spec, by start time (then id)."""
+        ...
+
+    async def arena_join(self, arena_id: str, player: dict[str, Any]) -> None:
+        """Add (or update) a joined player (JSON-able, keyed by ``player["id"]``)."""
+        ...
+
+    async def arena_leave(self, arena_id: str, player_id: str) -> bool:
+        """Take a player out; False if they had not joined."""
+        ...
+
+    async def arena_players(self, arena_id: str) -> list[dict[str, Any]]:
+        """The joined players, in no particular order."""
+        ...
+
+    async def arena_result(self, arena_id: str, result: dict[str, Any]) -> bool:
+        """Count one race (JSON-able, keyed by ``result["race"]``); False if it was counted already."""
+        ...
+
+    async def arena_results(self, arena_id: str) -> list[dict[str, Any]]:
+        """The races counted, in no particular order (:func:`terrace.arena.ordered` sorts them)."""
+        ...
+
+    # ----- rating history (the bot ladder): one list per player, newest first
+    async def history_add(self, player_id: str, entry: dict[str, Any], keep: int) -> None:
+        """Put ``entry`` (JSON-able: one rated race) first in the player's history; keep the newest ``keep``."""
+        ...
+
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
+        """The player's newest ``n`` history entries, newest first."""
+        ...
+
     # ----- live races: move logs and metadata
     async def log_append(self, race_id: str, entry: dict[str, Any], owner: str | None = None) -> None:
         """Append ``entry`` (JSON-able) to the race's log; done before the move is acknowledged.

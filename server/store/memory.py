@@ -74,6 +74,10 @@ class MemoryStore:
         self._listeners: set[asyncio.Queue[bytes]] = set()
         self._analyses: dict[str, bytes] = {}  # race id -> its hindsight analysis (packed)
         self._daily: dict[str, tuple[bytes, float]] = {}  # key -> (data, clock() expiry)
+        self._history: dict[str, list[bytes]] = {}  # player id -> entries, newest first
+        self._arenas: dict[
+            str, tuple[bytes, dict[str, bytes], dict[str, bytes]]
+        ] = {}  # id -> spec, players, results
 
     # ----- accounts
 
@@ -276,6 +280,54 @@ class MemoryStore:
         for name in [q for q, waiting in self._queues.items() if not waiting]:
             del self._queues[name]
         return sorted(self._queues)
+
+    # ----- arenas
+
+    async def arena_create(self, spec: dict[str, Any]) -> bool:
+        if spec["id"] in self._arenas:
+            return False
+        self._arenas[str(spec["id"])] = (pack(spec), {}, {})
+        return True
+
+    async def arena_get(self, arena_id: str) -> dict[str, Any] | None:
+        arena = self._arenas.get(arena_id)
+        return None if arena is None else dict(unpack(arena[0]))
+
+    async def arena_list(self) -> list[dict[str, Any]]:
+        specs = [dict(unpack(a[0])) for a in self._arenas.values()]
+        return sorted(specs, key=lambda s: (s["starts_ms"], s["id"]))
+
+    async def arena_join(self, arena_id: str, player: dict[str, Any]) -> None:
+        self._arenas[arena_id][1][str(player["id"])] = pack(player)
+
+    async def arena_leave(self, arena_id: str, player_id: str) -> bool:
+        arena = self._arenas.get(arena_id)
+        return arena is not None and arena[1].pop(player_id, None) is not None
+
+    async def arena_players(self, arena_id: str) -> list[dict[str, Any]]:
+        arena = self._arenas.get(arena_id)
+        return [] if arena is None else [dict(unpack(p)) for p in arena[1].values()]
+
+    async def arena_result(self, arena_id: str, result: dict[str, Any]) -> bool:
+        results = self._arenas[arena_id][2]
+        if result["race"] in results:
+            return False
+        results[str(result["race"])] = pack(result)
+        return True
+
+    async def arena_results(self, arena_id: str) -> list[dict[str, Any]]:
+        arena = self._arenas.get(arena_id)
+        return [] if arena is None else [dict(unpack(r)) for r in arena[2].values()]
+
+    # ----- rating history
+
+    async def history_add(self, player_id: str, entry: dict[str, Any], keep: int) -> None:
+        entries = self._history.setdefault(player_id, [])
+        entries.insert(0, pack(entry))
+        del entries[keep:]
+
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
+        return [dict(unpack(e)) for e in self._history.get(player_id, [])[:n]]
 
     # ----- live races
 

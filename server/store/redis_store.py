@@ -45,6 +45,12 @@ key                                        type    content
                                                    house players), score = ms queued (Redis TIME)
 ``{mm}:players``                           hash    player id -> who waits
 ``{mm}:queues``                            set     the queues someone may wait in
+``history:{<player id>}``                  list    the player's rated races, newest first (rating
+                                                   after each; LTRIM to the newest 100)
+``{arena}:arena:<id>``                     string  an arena's spec (terrace.arena); SET NX
+``{arena}:arenas``                         zset    arena ids, score = start (unix ms)
+``{arena}:players:<id>``                   hash    player id -> who joined the arena
+``{arena}:results:<id>``                   hash    race id -> the race's places; HSETNX: once
 ``{shared}:race-summary``                  hash    race id -> the race's latest summary
 ``{shared}:race-standings``                hash    race id -> the race's latest standings
 ``events``                                 channel pub/sub: race events of each owner, forwarded
@@ -446,6 +452,66 @@ class RedisStore:
         with _guard():
             names: set[bytes | str] = await self._r.smembers(self._p + "{mm}:queues")
         return sorted(_s(n) for n in names)
+
+    # ----- arenas
+
+    async def arena_create(self, spec: dict[str, Any]) -> bool:
+        arena_id = str(spec["id"])
+        with _guard():
+            if not await self._r.set(self._tag("arena", "arena", arena_id), pack(spec), nx=True):
+                return False
+            await self._r.zadd(self._tag("arena", "arenas"), {arena_id: int(spec["starts_ms"])})
+        return True
+
+    async def arena_get(self, arena_id: str) -> dict[str, Any] | None:
+        with _guard():
+            raw = await self._r.get(self._tag("arena", "arena", arena_id))
+        return None if raw is None else dict(unpack(_b(raw)))
+
+    async def arena_list(self) -> list[dict[str, Any]]:
+        with _guard():
+            ids: list[Any] = await self._r.zrange(self._tag("arena", "arenas"), 0, -1)
+            raws = await self._r.mget([self._tag("arena", "arena", _s(i)) for i in ids]) if ids else []
+        specs = [dict(unpack(_b(r))) for r in raws if r is not None]
+        return sorted(specs, key=lambda s: (s["starts_ms"], s["id"]))
+
+    async def arena_join(self, arena_id: str, player: dict[str, Any]) -> None:
+        with _guard():
+            await self._r.hset(self._tag("arena", "players", arena_id), str(player["id"]), pack(player))
+
+    async def arena_leave(self, arena_id: str, player_id: str) -> bool:
+        with _guard():
+            return bool(await self._r.hdel(self._tag("arena", "players", arena_id), player_id))
+
+    async def arena_players(self, arena_id: str) -> list[dict[str, Any]]:
+        with _guard():
+            raw: list[Any] = await self._r.hvals(self._tag("arena", "players", arena_id))
+        return [dict(unpack(_b(p))) for p in raw]
+
+    async def arena_result(self, arena_id: str, result: dict[str, Any]) -> bool:
+        key = self._tag("arena", "results", arena_id)
+        with _guard():
+            return bool(await self._r.hsetnx(key, str(result["race"]), pack(result)))
+
+    async def arena_results(self, arena_id: str) -> list[dict[str, Any]]:
+        with _guard():
+            raw: list[Any] = await self._r.hvals(self._tag("arena", "results", arena_id))
+        return [dict(unpack(_b(r))) for r in raw]
+
+    # ----- rating history
+
+    async def history_add(self, player_id: str, entry: dict[str, Any], keep: int) -> None:
+        key = f"{self._p}history:{{{player_id}}}"
+        with _guard():
+            async with self._r.pipeline(transaction=True) as tx:
+                tx.lpush(key, pack(entry))
+                tx.ltrim(key, 0, keep - 1)
+                await tx.execute()
+
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
+        with _guard():
+            raw: list[Any] = await self._r.lrange(f"{self._p}history:{{{player_id}}}", 0, n - 1)
+        return [dict(unpack(_b(e))) for e in raw]
 
     # ----- live races
 

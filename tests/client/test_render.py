@@ -326,3 +326,28 @@ def test_the_practice_screen_has_no_standings() -> None:
     assert lines[1].startswith("Louis")
     assert lines[-1] == "S-a"
     assert "player" not in "\n".join(lines)
+
+
+def test_a_rating_board_shows_the_races_each_player_played() -> None:
+    from client.render import leaderboard
+
+    answer = {
+        "board": "rating",
+        "variant": "terrace",
+        "pool": "bots",
+        "total": 1,
+        "rows": [
+            {
+                "rank": 1,
+                "player": {"name": "robo", "kind": "bot"},
+                "value": 3.5,
+                "mu": 27.0,
+                "sigma": 7.8,
+                "races": 42,
+            }
+        ],
+    }
+    text = to_text(leaderboard(answer), 120)
+    header = next(line for line in text.splitlines() if line.split()[:2] == ["#", "player"])
+    assert header.split()[-1] == "races"
+    assert text.splitlines()[-1].split()[-1] == "42"

@@ -96,6 +96,7 @@ def test_every_setting_has_its_environment_variable() -> None:
         "event_loop": "uvloop",
         "daily_secret": "ab" * 16,
         "daily_prepare": 600.0,
+        "arena_schedule": "terrace bots 30m every 60m",
     }
     assert set(changed) == {f.name for f in dataclasses.fields(Config)}
     config = parse([], {env_name(k): str(v) for k, v in changed.items()})

@@ -395,6 +395,63 @@ async def test_a_short_group_goes_once_the_longest_waiting_person_has_waited(sub
     assert await store.queue_match("terrace", 2, wait=0) is None
 
 
+# ----- arenas ----------------------------------------------------------------------
+
+
+def _arena(arena_id: str, starts: int) -> dict[str, object]:
+    return {
+        "id": arena_id,
+        "variant": "terrace",
+        "goal": "terrace",
+        "pool": "bots",
+        "starts_ms": starts,
+        "ends_ms": starts + 60_000,
+        "name": arena_id,
+    }
+
+
+async def test_an_arena_is_created_once_and_listed_by_start(store: Store) -> None:
+    assert await store.arena_create(_arena("late", 2_000))
+    assert await store.arena_create(_arena("early", 1_000))
+    assert not await store.arena_create({**_arena("late", 5_000), "name": "again"})  # the id is taken
+    assert await store.arena_get("late") == _arena("late", 2_000)
+    assert await store.arena_get("none") is None
+    assert [a["id"] for a in await store.arena_list()] == ["early", "late"]
+
+
+async def test_arena_players_join_update_and_leave(store: Store) -> None:
+    await store.arena_create(_arena("a", 1_000))
+    await store.arena_join("a", {"id": "p-1", "name": "One"})
+    await store.arena_join("a", {"id": "p-2", "name": "Two"})
+    await store.arena_join("a", {"id": "p-1", "name": "One again"})
+    players = sorted(await store.arena_players("a"), key=lambda p: str(p["id"]))
+    assert players == [{"id": "p-1", "name": "One again"}, {"id": "p-2", "name": "Two"}]
+    assert await store.arena_leave("a", "p-1")
+    assert not await store.arena_leave("a", "p-1")
+    assert await store.arena_players("a") == [{"id": "p-2", "name": "Two"}]
+    assert await store.arena_players("other") == []
+
+
+async def test_an_arena_counts_each_race_once(store: Store) -> None:
+    await store.arena_create(_arena("a", 1_000))
+    first = {"race": "r-1", "ended": 5, "rows": [{"id": "p-1", "place": 1}]}
+    assert await store.arena_result("a", first)
+    assert not await store.arena_result("a", {**first, "ended": 9})
+    assert await store.arena_result("a", {"race": "r-2", "ended": 7, "rows": []})
+    results = sorted(await store.arena_results("a"), key=lambda r: str(r["race"]))
+    assert results == [first, {"race": "r-2", "ended": 7, "rows": []}]
+    assert await store.arena_results("b") == []
+
+
+async def test_a_players_history_is_newest_first_and_trimmed(store: Store) -> None:
+    for i in range(5):
+        await store.history_add("p-1", {"race": f"r-{i}", "rating": float(i)}, keep=3)
+    await store.history_add("p-2", {"race": "other"}, keep=3)
+    assert [e["race"] for e in await store.history("p-1", 10)] == ["r-4", "r-3", "r-2"]
+    assert await store.history("p-1", 1) == [{"race": "r-4", "rating": 4.0}]
+    assert await store.history("p-9", 10) == []
+
+
 # ----- one finished race on the boards and ratings, once ---------------------------
 
 

@@ -400,6 +400,12 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
         "Too many accounts were registered from your address; try again in 1800 s.",
     ),
     "internal": ({}, "The server failed on this request; it has been logged."),
+    "no_player": ({"name": "robo"}, "There is no registered player 'robo'."),
+    "no_arena": ({"arena": "friday-cup"}, "There is no arena 'friday-cup'."),
+    "arena_over": ({"arena": "friday-cup"}, "Arena friday-cup is over; join a running or upcoming one."),
+    "arena_pool": ({"arena": "friday-cup", "pool": "bots"}, "Arena friday-cup is for bots only."),
+    "not_in_arena": ({"arena": "friday-cup"}, "You have not joined arena friday-cup."),
+    "already_in_arena": ({"arena": "friday-cup"}, "You are already in arena friday-cup; leave it first."),
 }
 
 

@@ -1,0 +1,308 @@
+"""Arenas at the edge: the store's arenas run by :mod:`terrace.arena`, paired through matchmaking.
+
+An arena lives in the store (spec, joined players, counted races), so every node of a
+deployment sees the same arena. Its players wait in a matchmaking queue of their own, keyed
+``(variant, goal, "POOL@ARENA")``: on one node of many that is the shared queue, so players
+of one arena on different nodes are paired together, and the node that pairs a group runs its
+race (the others are redirected there, as for any queue).
+
+Each node does, every :data:`TICK` seconds, for the arenas it has a stake in:
+
+- the arena's clock: at the start its joined players here are queued, at the end they leave
+  the queue and hear ``arena_over``;
+- pairing: a joined player here who is connected, in no race and not queued, while the arena
+  runs, is queued again (so a player is paired again within a tick of their race ending for
+  them, and a player back from a drop goes on);
+- watchers: an arena whose standings changed (here or on another node) is pushed to them.
+
+A race of an arena that ends here is counted at once (the store counts each race once) and its
+players still joined are queued again (:meth:`Arena.race_over`'s ``Pair``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any
+
+from terrace.arena import Arena, ArenaSpec, Changed, Effect, Pair, Unpair, parse_schedules, race_result
+from terrace.errors import ProtocolError
+
+from .accounts import Accounts, Player
+from .config import Config
+from .connection import Connection
+from .driver import RaceDriver
+from .matchmaking import Matchmaking, QueueKey
+from .registry import Registry
+from .store import Store, StoreDown
+
+log = logging.getLogger("terrace.server")
+
+TICK = 0.5  # seconds between a node's looks at its arenas
+FINISHED_LISTED = 20  # finished arenas in an `arenas` answer
+
+Message = Mapping[str, Any]
+Handler = Callable[[Connection, dict[str, Any]], Awaitable[Message | None]]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def queue_key(spec: ArenaSpec) -> QueueKey:
+    """The arena's own matchmaking queue."""
+    return (spec.variant, spec.goal, f"{spec.pool}@{spec.id}", "any")
+
+
+class Arenas:
+    def __init__(
+        self, config: Config, store: Store, accounts: Accounts, registry: Registry, matchmaking: Matchmaking
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.accounts = accounts
+        self.registry = registry
+        self.matchmaking = matchmaking
+        self.schedules = parse_schedules(config.arena_schedule)
+        self.members: dict[str, str] = {}  # player id -> arena id, for players connected here
+        self.races: dict[str, str] = {}  # race id -> arena id, for arena races run here
+        # player id -> their arena race run here: a player who finished first waits for its end (for
+        # the places, and so a client reading its `finished` is not seated in the next race meanwhile)
+        self.playing: dict[str, str] = {}
+        self.watchers: dict[str, set[Connection]] = {}  # arena id -> connections watching it
+        self.shown: dict[str, tuple[Any, ...]] = {}  # arena id -> what its watchers last heard
+        self.clocks: dict[str, Arena] = {}  # arena id -> the arena as this node last ticked it
+        self._tasks: set[asyncio.Task[None]] = set()
+        registry.on_matched = self.matched
+        registry.on_over = self.race_over
+
+    # ----- the store's arenas ------------------------------------------------------
+
+    async def create(self, spec: ArenaSpec) -> bool:
+        """Keep a new arena; False if its id is taken."""
+        made = await self.store.arena_create(spec.to_dict())
+        if made:
+            log.info(
+                "arena %s: %s %s from %d to %d",
+                spec.id,
+                spec.variant,
+                spec.pool,
+                spec.starts_ms,
+                spec.ends_ms,
+            )
+        return made
+
+    async def load(self, arena_id: str, now: int | None = None) -> Arena:
+        spec = await self.store.arena_get(arena_id)
+        if spec is None:
+            raise ProtocolError("no_arena", arena=arena_id)
+        players, results = await self.store.arena_players(arena_id), await self.store.arena_results(arena_id)
+        return Arena.restore(ArenaSpec.from_dict(spec), players, results, now_ms() if now is None else now)
+
+    # ----- requests (added to the handlers' table by the app) -----------------------
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "arenas": self.on_arenas,
+            "arena": self.on_arena,
+            "arena_unwatch": self.on_arena_unwatch,
+            "arena_join": self.on_arena_join,
+            "arena_leave": self.on_arena_leave,
+        }
+
+    async def on_arenas(self, conn: Connection, req: dict[str, Any]) -> Message:
+        now = now_ms()
+        lists: dict[str, list[Message]] = {"upcoming": [], "running": [], "finished": []}
+        for raw in await self.store.arena_list():
+            spec = ArenaSpec.from_dict(raw)
+            lists[spec.state_at(now)].append(spec)  # type: ignore[arg-type]
+        lists["finished"] = lists["finished"][-FINISHED_LISTED:][::-1]  # newest first
+        out: dict[str, Any] = {"type": "arenas", "now": now}
+        for state, specs in lists.items():
+            out[state] = [(await self.load(s.id, now)).summary(now) for s in specs]  # type: ignore[attr-defined]
+        return out
+
+    async def on_arena(self, conn: Connection, req: dict[str, Any]) -> Message:
+        now = now_ms()
+        arena = await self.load(req["arena"], now)
+        if req.get("watch"):
+            self.watchers.setdefault(arena.spec.id, set()).add(conn)
+        return {"type": "arena", "arena": arena.details(now), "now": now}
+
+    async def on_arena_unwatch(self, conn: Connection, req: dict[str, Any]) -> Message:
+        self.watchers.get(req["arena"], set()).discard(conn)
+        return {"type": "arena_unwatched", "arena": req["arena"]}
+
+    async def on_arena_join(self, conn: Connection, req: dict[str, Any]) -> Message:
+        player = conn.player
+        assert player is not None
+        now = now_ms()
+        arena = await self.load(req["arena"], now)
+        other = self.members.get(player.id)
+        if other is not None and other != arena.spec.id:
+            raise ProtocolError("already_in_arena", arena=other)
+        effects = arena.join(player.public(), now)  # refuses a finished arena, a wrong pool
+        await self.store.arena_join(arena.spec.id, arena.players[player.id])
+        self.members[player.id] = arena.spec.id
+        await self._apply(arena, effects)
+        return {"type": "arena_joined", "arena": arena.summary(now)}
+
+    async def on_arena_leave(self, conn: Connection, req: dict[str, Any]) -> Message:
+        player = conn.player
+        assert player is not None
+        arena = await self.load(req["arena"], now_ms())
+        effects = arena.leave(player.id)  # not_in_arena
+        await self.store.arena_leave(arena.spec.id, player.id)
+        self.members.pop(player.id, None)
+        await self._apply(arena, effects)
+        return {"type": "arena_left", "arena": arena.spec.id}
+
+    def gone(self, conn: Connection) -> None:
+        for watching in self.watchers.values():
+            watching.discard(conn)
+
+    # ----- effects -------------------------------------------------------------------
+
+    async def _apply(self, arena: Arena, effects: list[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Pair):
+                for pid in effect.players:
+                    await self._pair(arena, pid)
+            elif isinstance(effect, Unpair):
+                for pid in effect.players:
+                    await self._unpair(arena, pid)
+            elif isinstance(effect, Changed):
+                self._show(arena)
+
+    async def _pair(self, arena: Arena, player_id: str) -> None:
+        """Queue a joined player here for the arena's next race, if they are free to race."""
+        player = self.accounts.get(player_id)
+        if player is None or player.connection is None or player.queued is not None:
+            return
+        if player.race is not None and player.race in self.registry.drivers:
+            return
+        if self.playing.get(player_id) in self.registry.drivers:
+            return
+        if arena.spec.state_at(now_ms()) != "running":
+            return  # no race starts after the end
+        self.members[player_id] = arena.spec.id
+        await self.matchmaking.enqueue(player, queue_key(arena.spec))
+
+    async def _unpair(self, arena: Arena, player_id: str) -> None:
+        player = self.accounts.get(player_id)
+        if self.members.get(player_id) == arena.spec.id:
+            del self.members[player_id]
+        if player is not None and player.queued == queue_key(arena.spec):
+            await self.matchmaking.unqueue(player)
+        if (
+            player is not None
+            and player.connection is not None
+            and arena.spec.state_at(now_ms()) == "finished"
+        ):
+            player.connection.push({"type": "arena_over", "arena": arena.spec.id})
+
+    def _show(self, arena: Arena) -> None:
+        """Push the arena to its watchers here when it is not what they last heard."""
+        now = now_ms()
+        seen = (arena.spec.state_at(now), len(arena.results), tuple(sorted(arena.players)))
+        if self.shown.get(arena.spec.id) == seen:
+            return
+        self.shown[arena.spec.id] = seen
+        watching = self.watchers.get(arena.spec.id)
+        if watching:
+            msg = {"type": "arena", "arena": arena.details(now), "now": now}
+            for conn in list(watching):
+                conn.push(msg)
+
+    # ----- the registry's hooks ------------------------------------------------------
+
+    def matched(self, arena_id: str, driver: RaceDriver, group: list[Player]) -> None:
+        """Matchmaking made a race of the arena's queue here: it counts for the arena when over."""
+        self.races[driver.id] = arena_id
+        for p in group:
+            self.members[p.id] = arena_id  # they play here now, whichever node they joined on
+            self.playing[p.id] = driver.id
+
+    def race_over(self, driver: RaceDriver, record: Message | None) -> None:
+        arena_id = self.races.pop(driver.id, None)
+        for pid in [p for p, r in self.playing.items() if r == driver.id]:
+            del self.playing[pid]
+        if arena_id is not None and record is not None:
+            self._spawn(self._count(arena_id, record))
+
+    async def _count(self, arena_id: str, record: Message) -> None:
+        result = race_result(record)
+        for attempt in range(20):  # the store may be away a moment: the race must still count
+            try:
+                arena = await self.load(arena_id)
+                effects = arena.race_over(result, now_ms())
+                if not await self.store.arena_result(arena_id, result):
+                    return  # counted already (a retry whose first try got through)
+                await self._apply(arena, effects)
+                return
+            except StoreDown as exc:
+                log.warning("arena %s: race %s not counted yet (%s)", arena_id, result["race"], exc)
+                await asyncio.sleep(0.25 * (attempt + 1))
+        log.error("arena %s: race %s never counted: the store stayed down", arena_id, result["race"])
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ----- the node's tick -----------------------------------------------------------
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except StoreDown as exc:
+                log.warning("arenas not tended (%s)", exc)
+            except Exception:
+                log.exception("arenas failed; trying again")
+            await asyncio.sleep(TICK)
+
+    async def tick(self) -> None:
+        now = now_ms()
+        wanted = set(self.members.values()) | {a for a, w in self.watchers.items() if w} | set(self.clocks)
+        for schedule in self.schedules:
+            spec = schedule.next_spec(now)
+            if spec.id not in self.clocks:
+                await self.create(spec)  # every node tries: the first makes it, the others find it
+            wanted.add(spec.id)
+        for arena_id in wanted:
+            try:
+                arena = await self.load(arena_id, now)
+            except ProtocolError:
+                continue
+            await self._tend(arena, now)
+
+    async def _tend(self, arena: Arena, now: int) -> None:
+        arena_id = arena.spec.id
+        clock = self.clocks.get(arena_id)
+        if clock is None:  # first look from this node: its state as of now, without effects
+            clock = self.clocks[arena_id] = Arena.restore(arena.spec, [], [], now)
+        clock.players = arena.players
+        effects = clock.tick(now)
+        if clock.state == "finished" and not effects:
+            mine = [pid for pid, a in self.members.items() if a == arena_id]
+            effects = [Unpair(tuple(mine))] if mine else []
+        await self._apply(arena, effects)
+        for pid, a in list(self.members.items()):
+            if a != arena_id:
+                continue
+            if pid not in arena.players:
+                del self.members[pid]  # left (maybe on another node)
+            elif arena.state == "running":
+                await self._pair(arena, pid)
+        self._show(arena)
+        idle = not self.watchers.get(arena_id) and arena_id not in self.members.values()
+        if arena.state == "finished" and idle and not self._scheduled(arena_id):
+            self.clocks.pop(arena_id, None)
+            self.shown.pop(arena_id, None)
+
+    def _scheduled(self, arena_id: str) -> bool:
+        now = now_ms()
+        return any(s.next_spec(now).id == arena_id for s in self.schedules)

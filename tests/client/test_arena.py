@@ -1,0 +1,99 @@
+"""``terrace arena`` against a real server: list, show, verify (and a forged arena that fails),
+and the join table racing one arena race after another."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+
+from bots.samples.greedy import GreedyBot
+from bots.sdk import play
+from client.arena import ArenaTable
+from server.app import RaceServer
+from terrace.arena import make_spec
+
+from .test_commands import _run
+
+BUSY = {"address_rate": 100_000.0, "address_burst": 100_000}
+
+
+def _spec(arena_id: str, seconds: float, delay: float = 0.5, pool: str = "bots"):  # type: ignore[no-untyped-def]
+    return make_spec(arena_id, "terrace", pool, int((time.time() + delay) * 1000), seconds / 60)
+
+
+async def test_list_shows_each_arena_with_its_state(server: RaceServer) -> None:
+    code, out, _ = await _run("arena", "list", "--server", server.url)
+    assert code == 0 and "No arenas on this server." in out
+    now = int(time.time() * 1000)
+    await server.arenas.create(make_spec("later", "signora", "all", now + 7_230_000, 30, name="Later cup"))
+    await server.arenas.create(make_spec("on", "terrace", "bots", now - 60_000, 30))
+    code, out, _ = await _run("arena", "list", "--server", server.url)
+    assert code == 0
+    later = next(line for line in out.splitlines() if "later" in line)
+    assert "Later cup" in later and "upcoming" in later and "signora" in later and "starts in 2h0" in later
+    on = next(line for line in out.splitlines() if line.strip().startswith("on"))
+    assert "running" in on and re.search(r"ends in 2[89]:\d\d", on)
+    code, out, _ = await _run("arena", "list", "--server", server.url, "--json")
+    listed = json.loads(out)
+    assert [a["id"] for a in listed["upcoming"]] == ["later"] and [a["id"] for a in listed["running"]] == [
+        "on"
+    ]
+
+
+async def test_show_and_verify_an_arena_raced_to_its_end_and_a_forged_one_fails(server: RaceServer) -> None:
+    await server.arenas.create(_spec("short", 4))
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            *(play(GreedyBot, server.url, name=f"cli{i}", arena="short", races=None) for i in range(2))
+        ),
+        60,
+    )
+    played = sum(len(r) for r in results) // 2
+    code, out, _ = await _run("arena", "show", "short", "--server", server.url)
+    assert code == 0
+    assert "cli0 (bot)" in out and "cli1 (bot)" in out and f"{played} races" in out
+    code, out, _ = await _run("arena", "verify", "short", "--server", server.url)
+    assert code == 0, out
+    assert f"arena short: {played} races verified" in out
+    code, out, _ = await _run("arena", "verify", "short", "--server", server.url, "--json")
+    assert json.loads(out) == {"arena": "short", "races": played, "ok": True, "problems": []}
+    # a store whose arena says more than its races do: verify says which player and exits 1
+    first = (await server.store.arena_results("short"))[0]
+    await server.store.arena_result("short", {**first, "race": "forged1"})
+    code, out, _ = await _run("arena", "verify", "short", "--server", server.url)
+    assert code == 1 and "race forged1" in out and "points published" in out
+
+
+async def test_show_of_an_unknown_arena_is_refused_with_its_message(server: RaceServer) -> None:
+    code, _, err = await _run("arena", "show", "nope", "--server", server.url)
+    assert code == 1 and "There is no arena 'nope'" in err
+    code, out, _ = await _run("arena", "show", "--server", server.url)
+    assert code == 2 and "needs an arena id" in out
+
+
+async def test_the_join_table_races_one_arena_race_after_another_until_the_end(server: RaceServer) -> None:
+    await server.arenas.create(_spec("tables", 6, pool="all"))
+    table = ArenaTable(server.url, {"name": "Person"}, "tables")
+    await table.connect()
+    assert (await table.ask("arena_join", arena="tables"))["type"] == "arena_joined"
+    bot = asyncio.ensure_future(play(GreedyBot, server.url, name="rival", arena="tables", races=None))
+    raced: list[str] = []
+    try:
+        while (started := await asyncio.wait_for(table.next_started(), 30)) is not None:
+            raced.append(started["race"])
+            assert table.race["id"] == started["race"] and table.legal()
+            assert (await table.ask("resign", race=started["race"]))["type"] == "resigned"
+            assert table.finished is not None
+            finished = await asyncio.wait_for(table.finished, 30)
+            assert finished["race"] == started["race"]
+            table.next_race()
+            assert table.legal() == [] and table.race == {}
+    finally:
+        await asyncio.wait_for(bot, 30)
+        await table.close()
+    assert len(raced) >= 2 and len(set(raced)) == len(raced)
+    standings = (await server.arenas.load("tables")).standings()
+    person = next(r for r in standings if r["player"]["name"] == "Person")
+    assert person["races"] == len(raced) and person["points"] == 0  # resigned every race: last each time

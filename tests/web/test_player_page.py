@@ -1,0 +1,63 @@
+"""The ladder in a real browser: the bots' rating board with races played, a bot's name linking to
+its page, which shows its ratings, the rating after each rated race as a line, and those races."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from server.app import RaceServer
+
+from .conftest import http_url, shot
+from .races import finish, play
+from .test_top_page import _registered
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def test_the_ladder_board_counts_races_and_a_bots_page_shows_its_rating_history(
+    server: RaceServer, page: Any
+) -> None:
+    a, b = await _registered(server, "Ladderbot"), await _registered(server, "Rungbot")
+    for _ in range(3):  # rated races of the bots' pool: Ladderbot plays a few cards home, both resign
+        race = (await a.request("create", variant="terrace", seats=2))["race"]["id"]
+        assert (await b.request("join", race=race))["type"] == "joined"
+        await a.request("start", race=race)
+        await asyncio.gather(play(a, race, 12), b.wait("started"))
+        await finish([a, b], race)
+    await a.close()
+    await b.close()
+    await page.goto(http_url(server, "/top?board=rating&variant=terrace&pool=bots"))
+    rows = page.locator("table.leaderboard tbody tr")
+    await rows.nth(1).wait_for()
+    assert await page.locator("table.leaderboard thead th").all_inner_texts() == [
+        "rank",
+        "player",
+        "rating",
+        "races",
+    ]
+    assert await rows.locator("td.races").all_inner_texts() == ["3", "3"]
+    await shot(page, "ladder-board")
+    await page.get_by_role("link", name="Ladderbot").click()
+    await page.wait_for_url("**/player/Ladderbot")
+    await page.locator("#ratings").wait_for()
+    cells = await page.locator("#ratings tbody td").all_inner_texts()
+    assert cells[0] == "bots" and cells[1] == "terrace" and cells[4] == "3"
+    history = page.locator("#history tbody tr")
+    assert await history.count() == 3
+    assert await page.locator("#rating-line circle").count() == 3
+    page_answer = await server.leaderboards.player("Ladderbot")
+    newest = page_answer["history"][0]
+    assert (await history.first.locator("td").last.inner_text()) == f"{newest['rating']:.1f}"
+    await shot(page, "bot-page")
+    await history.first.get_by_role("link").click()
+    await page.wait_for_url(f"**/race/{newest['race']}")
+
+
+async def test_an_unknown_player_page_says_so(server: RaceServer, page: Any) -> None:
+    await page.goto(http_url(server, "/player/Nobody"))
+    alert = page.get_by_role("alert")
+    await alert.wait_for()
+    assert "There is no registered player 'Nobody'" in await alert.inner_text()
