@@ -246,7 +246,10 @@ class Racer:
                     # back after a drop: a queue on a restarted server (or another node) forgot us
                     queued_at = self.reconnects
                     again = await self._request("queue", **fields)
-                    if again["type"] == "error" and again.get("code") not in ("already_queued", "already_in_race"):
+                    if again["type"] == "error" and again.get("code") not in (
+                        "already_queued",
+                        "already_in_race",
+                    ):
                         raise SDKError(f"queue refused: {again.get('message')}", again) from None
                 continue
             if started["race"] not in self._over:

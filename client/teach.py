@@ -161,7 +161,10 @@ def help_text(
     position explained, and the commands."""
     # One line per paragraph: the screen wraps it to the terminal's width (a line broken here
     # as well would be broken twice on a narrow terminal).
-    rules, notation = RULES.get(variant, RULES["terrace"]), NOTATION["family" if _family(variant) else "louis"]
+    rules, notation = (
+        RULES.get(variant, RULES["terrace"]),
+        NOTATION["family" if _family(variant) else "louis"],
+    )
     lines = [" ".join(rules), " ".join(notation)]
     shown = _examples(legal, examples)
     if shown:

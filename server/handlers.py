@@ -369,6 +369,7 @@ class Handlers:
         """Hindsight on a finished race (server.hindsight); a live race is ``not_finished``."""
         answer = await self.on_record(conn, req)
         return await self.analyses.answer(answer["race"])
+
     # ----- the daily deal (server.daily) ----------------------------------------------
 
     async def on_daily(self, conn: Connection, req: dict[str, Any]) -> Message:

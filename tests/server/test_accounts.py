@@ -391,7 +391,7 @@ async def test_the_memory_store_keeps_only_the_newest_sessions_of_a_flood_of_gue
         sessions.append((welcome["session"], welcome["player"]["id"]))
         await c.close()
         await eventually(
-            lambda c=c: server.accounts.get(welcome["player"]["id"]) is None, what="the guest forgotten"
+            lambda w=welcome: server.accounts.get(w["player"]["id"]) is None, what="the guest forgotten"
         )
     assert len(server.store._sessions) == 3  # type: ignore[attr-defined]
     first = await Client.open(server.url)

@@ -696,6 +696,8 @@ def test_redis_errors_of_an_unreachable_or_failing_over_store_read_as_store_down
 def test_redis_errors_that_are_bugs_pass_through_the_guard() -> None:
     with pytest.raises(rexc.ResponseError, match="WRONGTYPE"), _guard():
         raise rexc.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
+
+
 # ----- the daily deal
 
 
