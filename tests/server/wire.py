@@ -54,7 +54,9 @@ class Client:
         """Send a request with a fresh id and return its answer (or error)."""
         rid = next(self._ids)
         await self.send({"type": type_, "id": rid, **fields})
-        return await self.wait(lambda m: m.get("re") == rid)
+        # generous: some answers wait on the solver (a winnable deal: up to 8 s by default), and
+        # on a loaded machine more; a request that is never answered still fails, only later
+        return await self.wait(lambda m: m.get("re") == rid, timeout=30.0)
 
     async def wait(self, match: Any, timeout: float = 5.0) -> Message:
         """Take the first message (oldest first) for which ``match`` is true; ``match``
