@@ -320,3 +320,27 @@ async def test_ghosts_are_the_attempts_nearest_the_players_rating_when_there_are
     standings = await chooser.wait("standings")
     assert [r["player"]["name"] for r in standings["rows"] if r["player"].get("ghost")] == ["Close"]
     await chooser.request("resign", race=answer["race"])
+
+
+async def test_practice_waits_for_an_attempt_under_way_on_another_node(
+    redis_url: str, make_server: MakeServer
+) -> None:
+    nodes = []
+    for _ in range(2):
+        port = _free_port()
+        nodes.append(
+            await make_server(port=port, public_url=f"ws://127.0.0.1:{port}/ws", redis_url=redis_url)
+        )
+    a = await registered(nodes[0].url, "Busy")
+    answer = await a.request("daily_play", variant="terrace")
+    await a.wait("started")
+    elsewhere = await Client.open(nodes[1].url, MSGPACK)
+    assert (await elsewhere.request("hello", token=a.token))["type"] == "welcome"  # type: ignore[attr-defined]
+    practice = await elsewhere.request("daily_play", variant="terrace", practice=True)
+    assert practice["type"] == "error" and practice["code"] == "daily_unfinished", practice
+    rated = await elsewhere.request("daily_play", variant="terrace")
+    assert rated["code"] == "daily_attempted"
+    assert (await elsewhere.request("daily", variant="terrace"))["attempt"] == {
+        "state": "playing",
+        "race": answer["race"],
+    }
