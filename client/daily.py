@@ -64,6 +64,8 @@ def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType
             head.append(f"Your attempt: {result} (race {attempt.get('race')})\n")
         elif state == "playing":
             head.append("Your attempt is under way.\n")
+        elif state == "lost":
+            head.append("Your attempt was lost with its server (used, with no row); practice is open.\n")
         else:
             head.append("You have not played today's attempt yet.\n")
     rows = answer.get("board") or []

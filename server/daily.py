@@ -202,7 +202,7 @@ class Daily:
         }
         if player is not None and player.registered:
             attempt = await self._get(_attempt(variant, day, player.id))
-            out["attempt"] = _own(attempt)
+            out["attempt"] = {"state": "lost"} if attempt and self._lost(attempt) else _own(attempt)
         if day < today:  # the day is over: its deal is told, and anyone may check it
             out["seed"] = deal.seed.hex()
             out["solution"] = deal.solution
@@ -282,7 +282,7 @@ class Daily:
                     raise ProtocolError("daily_attempted", variant=variant, day=day)
             elif not practice:
                 raise ProtocolError("daily_attempted", variant=variant, day=day)
-            elif kept.get("state") != "finished":
+            elif kept.get("state") != "finished" and not self._lost(kept):
                 raise ProtocolError("daily_unfinished", variant=variant)
         try:  # anything may have happened while the store answered; nothing is awaited from here on
             self.registry.check_free(player)
@@ -317,6 +317,14 @@ class Daily:
             "ghosts": len(ghosts),
             "commitment": deal.commitment,
         }
+
+    def _lost(self, attempt: Mapping[str, Any]) -> bool:
+        """An attempt still marked as playing long after it must have ended: its node stopped
+        with it (attempts are not journalled). It stays used, with no row."""
+        if attempt.get("state") != "playing":
+            return False
+        over_by = int(attempt["started"]) + 1000 * (self.config.default_time_limit + self.config.countdown)
+        return now_ms() > over_by + 1000 * self.config.grace
 
     def _race_id(self) -> str:
         race_id = "d" + secrets.token_hex(4)

@@ -83,3 +83,42 @@ async def test_terrace_verify_checks_a_daily_attempt_once_its_day_is_over(server
     await child.expect(pexpect.EOF, async_=True)
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(child.before))
     assert f"Race {race} verifies" in text and "✓ solution" in text and "✗" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("attempt", "said"),
+    [
+        ({"state": "none"}, "You have not played today's attempt yet."),
+        ({"state": "playing", "race": "d1"}, "Your attempt is under way."),
+        (
+            {"state": "finished", "race": "d1", "time": 61_230, "score": None, "goal": True},
+            "Your attempt: 1:01.2",
+        ),
+        ({"state": "finished", "race": "d1", "time": None, "score": 31, "goal": False}, "31 cards home"),
+        ({"state": "lost"}, "lost with its server"),
+    ],
+)
+def test_the_day_view_says_where_your_attempt_stands(attempt: dict[str, object], said: str) -> None:
+    import io
+
+    from rich.console import Console
+
+    from client.daily import day_view
+
+    answer = {
+        "variant": "terrace",
+        "day": "2026-11-18",
+        "goal": "terrace",
+        "time_limit": 900,
+        "commitment": "ab" * 32,
+        "next_commitment": "cd" * 32,
+        "pool": "humans",
+        "board": [{"rank": 1, "player": {"name": "Me"}, "time": None, "score": 4, "goal": False}],
+        "total": 1,
+        "attempt": attempt,
+        "seed": "ef" * 32,
+    }
+    buf = io.StringIO()
+    Console(file=buf, width=200, color_system=None).print(day_view(answer, "Me"))
+    text = buf.getvalue()
+    assert said in text and "seed (revealed)  " + "ef" * 32 in text and "1 attempts" in text
