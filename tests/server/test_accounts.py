@@ -390,9 +390,8 @@ async def test_the_memory_store_keeps_only_the_newest_sessions_of_a_flood_of_gue
         welcome = await c.request("hello", name=f"flood{n}")
         sessions.append((welcome["session"], welcome["player"]["id"]))
         await c.close()
-        await eventually(
-            lambda w=welcome: server.accounts.get(w["player"]["id"]) is None, what="the guest forgotten"
-        )
+        gone = welcome["player"]["id"]
+        await eventually(lambda gone=gone: server.accounts.get(gone) is None, what="the guest forgotten")
     assert len(server.store._sessions) == 3  # type: ignore[attr-defined]
     first = await Client.open(server.url)
     assert (await first.request("hello", session=sessions[0][0]))["code"] == "bad_session"
