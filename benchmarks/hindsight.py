@@ -7,8 +7,9 @@ with :func:`terrace.solve.hindsight.analyse_game` at the server's default budget
 (``--nodes`` per position asked about, at most ``--probes`` positions). One process,
 one game after another: the time is what the server's one analysis worker spends
 per player. Reported: how often each verdict comes out (the losing move proven,
-undecided, the game won, ...), and the analysis time per game (p50, p99, max; wall
-and CPU).
+undecided, the game won, ...), for the games not won the moves between the last
+position proven winnable and the first proven lost (or the end), where the losing
+move lies (median), and the analysis time per game (p50, p99, max; wall and CPU).
 
     python benchmarks/hindsight.py --deals 1-30                   # terrace, greedy
     python benchmarks/hindsight.py --variant queen-of-italy --deals 1-20 --json
@@ -58,6 +59,7 @@ def measure(
     variant: str, deals: list[int], bot: str, nodes: int, probes: int, max_moves: int
 ) -> dict[str, Any]:
     verdicts: Counter[str] = Counter()
+    spans: list[int] = []  # games not won: how many moves the losing move may be (1: it is known)
     walls: list[float] = []
     cpus: list[float] = []
     for deal in deals:
@@ -67,11 +69,15 @@ def measure(
         walls.append(time.perf_counter() - w0)
         cpus.append(time.process_time() - c0)
         verdicts[h.verdict] += 1
+        if not h.won:
+            start = h.last_winnable or 0
+            spans.append((len(moves) if h.first_lost is None else h.first_lost) - start)
     walls.sort()
     cpus.sort()
     return {
         "games": len(deals),
         "verdicts": dict(verdicts),
+        "undecided_moves_median": statistics.median(spans) if spans else None,
         "wall_p50_s": percentile(walls, 50),
         "wall_p99_s": percentile(walls, 99),
         "wall_max_s": walls[-1],
@@ -109,6 +115,7 @@ def main() -> int:
         return 0
     print(report["machine"])
     print(f"{args.variant}, {figures['games']} games of {args.bot}: {figures['verdicts']}")
+    print(f"games not won: median moves the losing move may be among: {figures['undecided_moves_median']}")
     print(
         f"analysis per game: wall p50 {figures['wall_p50_s']:.2f} s, p99 {figures['wall_p99_s']:.2f} s, "
         f"max {figures['wall_max_s']:.2f} s; cpu p50 {figures['cpu_p50_s']:.2f} s, max {figures['cpu_max_s']:.2f} s"

@@ -255,6 +255,17 @@ def _marker(game: Message | None, k: int) -> str:
     return ""
 
 
+def _where(game: Message | None) -> int | None:
+    """The step hindsight points at: the move that lost it, else the last position proven winnable."""
+    if game is None:
+        return None
+    if game.get("losing_move") is not None:
+        return int(game["losing_move"]) + 1
+    if game.get("verdict") == "unknown" and game.get("last_winnable"):
+        return int(game["last_winnable"])
+    return None
+
+
 def _verdict_lines(game: Message) -> list[str]:
     """The analysis of one game in plain words, with the winning continuation."""
     v, lw, lm = game.get("verdict"), game.get("last_winnable"), game.get("losing_move")
@@ -291,7 +302,7 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
 
     Fetches the finished race's record and rebuilds each player's game from the
     revealed seed. On a terminal it steps: Enter or ``n`` next move, ``b`` back,
-    ``p`` next player, ``q`` quit. Piped, or with ``--all``, it prints every move
+    ``p`` next player, ``l`` to the move hindsight points at, ``q`` quit. Piped, or with ``--all``, it prints every move
     with the score and terrace left after it, then each player's final board;
     ``--json`` prints the same as data. Exit 1 when the server refuses, the player
     is not in the race, or a move does not replay.
@@ -438,7 +449,12 @@ async def _step(
         if at_end and game_hindsight is not None:
             for text in _verdict_lines(game_hindsight):
                 _say(out, text, "yellow")
-        key = await _key("[Enter/n] next  [b] back  [p] next player  [q] quit > ")
+        where = _where(game_hindsight)
+        jump = f"  [l] move {where}" if where else ""
+        key = await _key(f"[Enter/n] next  [b] back  [p] next player{jump}  [q] quit > ")
+        if key == "l" and where:
+            k = where
+            continue
         if key == "q":
             break
         if key == "p" or (key in ("", "n") and at_end):

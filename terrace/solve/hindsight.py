@@ -13,7 +13,7 @@ is. So the game splits into winnable positions, then lost ones, and the move
 between the last winnable and the first lost position is the one that lost it.
 
 The solver is asked about a few positions (the end, the deal, then halves of
-what is still open), each within ``nodes`` positions of search and at most
+what is still open, below an undecided position first), each within ``nodes`` positions of search and at most
 ``probes`` questions in all. Each answer is proven or "unknown" (the budget ran
 out): a won answer carries a winning line (replayed on the engine before it is
 believed), a lost answer is a complete search. A position the player reached by
@@ -141,7 +141,8 @@ class Plan:
     :meth:`tell` takes the solver's answer for it, :meth:`result` says what was proven.
     :func:`analyse_game` drives it in one call; the server drives it one solve at a time
     in its worker processes. The end of the game is asked about first (a won game is
-    known at once), then the deal, then the middle of what is still open.
+    known at once), then the deal, then the middle of what is still open, below any
+    undecided position first: that pins the last position proven winnable.
     """
 
     def __init__(self, moves: Sequence[str], probes: int = PROBES) -> None:
@@ -165,8 +166,14 @@ class Plan:
                 return k
         low = max(self.lines, default=-1)
         high = min(self.lost, default=n + 1)
-        open_ = [k for k in range(low + 1, high) if k not in self.unknown]
-        return open_[len(open_) // 2] if open_ else None
+        # An undecided position is most likely lost (the solver finds most wins quickly; a proof
+        # of loss must see everything): look for the last winnable position below it first.
+        soft = min((k for k in self.unknown if k > low), default=high)
+        below = [k for k in range(low + 1, min(soft, high)) if k not in self.unknown]
+        if below:
+            return below[len(below) // 2]
+        rest = [k for k in range(low + 1, high) if k not in self.unknown]  # then proofs of loss
+        return rest[len(rest) // 2] if rest else None
 
     def tell(self, k: int, answer: Solution) -> None:
         """The solver's answer for position ``k``."""

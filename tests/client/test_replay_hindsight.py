@@ -90,3 +90,25 @@ async def test_stepping_on_a_terminal_shows_the_marker_on_the_move_that_lost_it(
         "<- this move lost it (hindsight)"
     )
     assert not any("lost it" in line for line in shown[:-1])
+
+
+async def test_the_l_key_jumps_to_the_move_that_lost_it(
+    server: RaceServer, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    race = await race_lost_at_189(server, await connect(name="Ann"))
+    presses = iter(["l", "q"])
+    prompts: list[str] = []
+
+    async def key(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(presses)
+
+    monkeypatch.setattr(records, "_key", key)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    code, text = await run(records.replay, ns(server, race=race, player=None, all=False, no_hindsight=False))
+    assert code == 0
+    assert "[l] move 190" in prompts[0]
+    shown = [line for line in text.splitlines() if line.startswith(("move ", "the deal"))]
+    assert shown[0].startswith("the deal (209 moves to come)")
+    assert shown[1].startswith("move 190 of 209: 1-F2") and "lost it" in shown[1]

@@ -99,16 +99,18 @@ def test_the_plan_asks_the_end_the_deal_then_halves_and_follows_the_players_line
     assert plan.lines[2] == ("x", "y")  # so position 2 is winnable without asking
     assert plan.next() == 5  # the middle of 3..7
     plan.tell(5, Solution(UNKNOWN, (), 100, 0.0))
-    assert plan.next() == 6  # the middle of what is open and not undecided: 3, 4, 6, 7
-    plan.tell(6, Solution(LOST, (), 5, 0.0))
-    assert plan.next() == 4
+    assert plan.next() == 4  # below the undecided 5 first: 3, 4
     plan.tell(4, Solution(UNKNOWN, (), 100, 0.0))
     assert plan.next() == 3
     plan.tell(3, Solution(WON, ("y",), 7, 0.0))
-    assert plan.next() is None  # nothing open between 3 and 6 but the undecided 4 and 5
+    assert plan.next() == 7  # the last winnable is pinned; then proofs of loss among 6, 7
+    plan.tell(7, Solution(LOST, (), 5, 0.0))
+    assert plan.next() == 6
+    plan.tell(6, Solution(LOST, (), 5, 0.0))
+    assert plan.next() is None  # nothing left between 3 and 6 but the undecided 4 and 5
     h = plan.result()
     assert (h.verdict, h.last_winnable, h.first_lost, h.losing_move) == ("unknown", 3, 6, None)
-    assert (h.nodes, h.probes, h.continuation) == (223, 6, ("y",))
+    assert (h.nodes, h.probes, h.continuation) == (228, 7, ("y",))
 
 
 def test_the_plan_stops_at_its_probe_budget_and_when_the_end_is_winnable() -> None:
