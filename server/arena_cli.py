@@ -63,7 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     # the store's options may also follow the command (`arena create ID ... --redis-url URL`)
     store = argparse.ArgumentParser(add_help=False)
-    store.add_argument("--redis-url", "--redis", default=argparse.SUPPRESS, help="as above")
+    store.add_argument(
+        "--redis-url", "--redis", default=argparse.SUPPRESS, help="the servers' Redis ($TERRACE_REDIS_URL)"
+    )
     store.add_argument("--redis-mode", default=argparse.SUPPRESS, choices=["single", "cluster"])
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("create", help="make an arena", parents=[store])
