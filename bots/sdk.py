@@ -14,6 +14,9 @@ race and returns its :class:`RaceResult`. Lost connections are retried with
 backoff for ``reconnect_for`` seconds (the server keeps a seat for its grace
 period, 60 s by default): the session resumes the race and a move whose answer
 was lost is sent again with the same ``seq``, which the server applies once.
+
+Kept as one module (about 380 lines): :class:`Racer` is one conversation with the server (queue,
+join or arena; moves; the end of a race), which reads best whole.
 """
 
 from __future__ import annotations
@@ -118,6 +121,9 @@ class Racer:
         self._over: set[str] = set()  # races played to the end: a late `started` of theirs is stale
         self._arena: str | None = None  # the arena joined: the server pairs us race after race
         self._arenas_over: set[str] = set()  # heard as pushes arrive (a wait may pass them over)
+        # every `started` heard, by race: one that came while we still finished the last race (an
+        # arena pairing us again; on several nodes, a seat found for us meanwhile) is not lost
+        self._started: dict[str, Message] = {}
 
     @property
     def url(self) -> str:
@@ -144,6 +150,8 @@ class Racer:
         await self.link.close()
 
     def _heard(self, msg: Message) -> None:
+        if msg.get("type") == "started" and "race" in msg:
+            self._started[str(msg["race"])] = msg
         if msg.get("type") == "arena_over":
             self._arenas_over.add(str(msg.get("arena")))
         if msg.get("type") == "started" and msg.get("resumed"):
@@ -239,6 +247,9 @@ class Racer:
             raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
         queued_at = self.reconnects
         while True:
+            heard = self._heard_started()
+            if heard is not None and race in (None, heard["race"]):
+                return heard
             try:
                 started = await self._wait("started", race=race, timeout=1.0)
             except TimeoutError:
@@ -276,14 +287,20 @@ class Racer:
                 raise SDKError(f"arena_join refused: {answer.get('message')}", answer)
             self._arena = arena
         while True:
+            if (heard := self._heard_started()) is not None:
+                return heard
             if arena in self._arenas_over:
                 raise ArenaOver(arena)
             try:
-                started = await self._wait("started", "arena_over", timeout=1.0)
+                await self._wait("started", "arena_over", timeout=1.0)
             except TimeoutError:
                 continue  # look again: an `arena_over` passed over by another wait is in the set
-            if started["type"] == "started" and started["race"] not in self._over:
-                return started
+
+    def _heard_started(self) -> Message | None:
+        """The `started` of a race we have not played yet, if one was heard (the newest)."""
+        for race_id in [r for r in self._started if r in self._over]:
+            del self._started[race_id]
+        return next(reversed(self._started.values()), None)
 
     async def _move(self, race: str, seq: int, move: str) -> Message:
         """A move's answer; sent again with its ``seq`` while the server's store is away (a Redis

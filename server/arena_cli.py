@@ -61,8 +61,14 @@ def _parser() -> argparse.ArgumentParser:
         default=os.environ.get(env_name("redis_mode"), "single"),
         choices=["single", "cluster"],
     )
+    # the store's options may also follow the command (`arena create ID ... --redis-url URL`)
+    store = argparse.ArgumentParser(add_help=False)
+    store.add_argument(
+        "--redis-url", "--redis", default=argparse.SUPPRESS, help="the servers' Redis ($TERRACE_REDIS_URL)"
+    )
+    store.add_argument("--redis-mode", default=argparse.SUPPRESS, choices=["single", "cluster"])
     sub = p.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("create", help="make an arena")
+    c = sub.add_parser("create", help="make an arena", parents=[store])
     c.add_argument(
         "id", help="1-48 lower-case letters, digits or dashes; it names the arena's page, /arena/ID"
     )
@@ -72,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--start", default="now", help="now, +10m, +2h, or an ISO time (UTC by default)")
     c.add_argument("--minutes", type=float, default=60.0, help="how long it runs (default 60)")
     c.add_argument("--name", default="", help="the name shown (default: the id)")
-    sub.add_parser("list", help="every arena, by start")
+    sub.add_parser("list", help="every arena, by start", parents=[store])
     return p
 
 

@@ -10,9 +10,9 @@ Each node does, every :data:`TICK` seconds, for the arenas it has a stake in:
 
 - the arena's clock: at the start its joined players here are queued, at the end they leave
   the queue and hear ``arena_over``;
-- pairing: a joined player here who is connected, in no race and not queued, while the arena
-  runs, is queued again (so a player is paired again within a tick of their race ending for
-  them, and a player back from a drop goes on);
+- pairing: a joined player here who is connected, in no race and not queued on two ticks in a
+  row, while the arena runs, is queued again (a player back from a drop goes on; the usual way
+  back into the queue is the end of a race, below, at once);
 - watchers: an arena whose standings changed (here or on another node) is pushed to them.
 
 A race of an arena that ends here is counted at once (the store counts each race once) and its
@@ -41,6 +41,7 @@ from .store import Store, StoreDown
 log = logging.getLogger("terrace.server")
 
 TICK = 0.5  # seconds between a node's looks at its arenas
+REQUEUE_AFTER = 1.5  # seconds a player may wait in an arena's queue before being put in it afresh
 FINISHED_LISTED = 20  # finished arenas in an `arenas` answer
 
 Message = Mapping[str, Any]
@@ -71,6 +72,8 @@ class Arenas:
         # player id -> their arena race run here: a player who finished first waits for its end (for
         # the places, and so a client reading its `finished` is not seated in the next race meanwhile)
         self.playing: dict[str, str] = {}
+        self.idle: set[str] = set()  # joined players the last tick found free here
+        self.waiting: dict[str, float] = {}  # player id -> loop time first seen waiting in the arena queue
         self.watchers: dict[str, set[Connection]] = {}  # arena id -> connections watching it
         self.shown: dict[str, tuple[Any, ...]] = {}  # arena id -> what its watchers last heard
         self.clocks: dict[str, Arena] = {}  # arena id -> the arena as this node last ticked it
@@ -176,18 +179,24 @@ class Arenas:
             elif isinstance(effect, Changed):
                 self._show(arena)
 
-    async def _pair(self, arena: Arena, player_id: str) -> None:
-        """Queue a joined player here for the arena's next race, if they are free to race."""
+    def _free(self, player_id: str) -> Player | None:
+        """The player, if they are connected here, not queued and in no race here."""
         player = self.accounts.get(player_id)
         if player is None or player.connection is None or player.queued is not None:
-            return
+            return None
         if player.race is not None and player.race in self.registry.drivers:
-            return
+            return None
         if self.playing.get(player_id) in self.registry.drivers:
-            return
-        if arena.spec.state_at(now_ms()) != "running":
-            return  # no race starts after the end
+            return None
+        return player
+
+    async def _pair(self, arena: Arena, player_id: str) -> None:
+        """Queue a joined player here for the arena's next race, if they are free to race."""
+        player = self._free(player_id)
+        if player is None or arena.spec.state_at(now_ms()) != "running":
+            return  # busy, gone, or the arena is over: no race starts after the end
         self.members[player_id] = arena.spec.id
+        self.idle.discard(player_id)
         await self.matchmaking.enqueue(player, queue_key(arena.spec))
 
     async def _unpair(self, arena: Arena, player_id: str) -> None:
@@ -295,13 +304,41 @@ class Arenas:
                 continue
             if pid not in arena.players:
                 del self.members[pid]  # left (maybe on another node)
+            elif arena.state == "running" and await self._stale(arena, pid):
+                continue
             elif arena.state == "running":
-                await self._pair(arena, pid)
+                # Free on two ticks in a row: a player another node just matched is free here for the
+                # moment it takes their connection to move there (its `redirect` is on its way), and
+                # must not be queued again meanwhile.
+                if self._free(pid) is None:
+                    self.idle.discard(pid)
+                elif pid in self.idle:
+                    await self._pair(arena, pid)
+                else:
+                    self.idle.add(pid)
         self._show(arena)
         idle = not self.watchers.get(arena_id) and arena_id not in self.members.values()
         if arena.state == "finished" and idle and not self._scheduled(arena_id):
             self.clocks.pop(arena_id, None)
             self.shown.pop(arena_id, None)
+
+    async def _stale(self, arena: Arena, player_id: str) -> bool:
+        """Whether the player waits in the arena's queue here; one who has waited REQUEUE_AFTER is
+        put in it afresh. On several nodes a player moving between nodes can be left believed
+        queued here while the shared queue no longer holds them (or holds them under the node
+        they left): put afresh, their entry names this node and they are paired again."""
+        player = self.accounts.get(player_id)
+        key = queue_key(arena.spec)
+        if player is None or player.connection is None or player.queued != key:
+            self.waiting.pop(player_id, None)
+            return False
+        now = asyncio.get_running_loop().time()
+        since = self.waiting.setdefault(player_id, now)
+        if now - since >= REQUEUE_AFTER:
+            self.waiting[player_id] = now
+            await self.matchmaking.unqueue(player)
+            await self.matchmaking.enqueue(player, key)
+        return True
 
     def _scheduled(self, arena_id: str) -> bool:
         now = now_ms()

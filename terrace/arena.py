@@ -15,6 +15,9 @@ the order the races ended, so anyone holding the arena's race records can recomp
 :class:`Arena` holds one arena's spec, players and results; the caller passes the time in
 and applies the effects it returns. Several nodes share an arena by keeping these three in
 the store and rebuilding an :class:`Arena` from them.
+
+Kept as one module (about 350 lines): the spec, the scoring rule, the state machine and the
+schedules that make specs are one idea, read together when checking what an arena does.
 """
 
 from __future__ import annotations

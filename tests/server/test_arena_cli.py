@@ -101,7 +101,7 @@ async def test_an_arena_made_by_the_operator_is_served_by_a_server_on_that_redis
     assert made.stdout.startswith("arena friday-cup: terrace (goal terrace), pool bots, ")
     again = _cli("--redis-url", redis_url, "create", "friday-cup")
     assert again.returncode == 1 and "exists already" in again.stderr
-    listed = _cli("--redis-url", redis_url, "list")
+    listed = _cli("list", "--redis-url", redis_url)  # the store's options before or after the command
     assert listed.returncode == 0 and listed.stdout.split()[:3] == ["friday-cup", "upcoming", "terrace"]
     server = await make_server(redis_url=redis_url)
     client = await Client.open(server.url)
