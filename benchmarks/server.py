@@ -381,7 +381,9 @@ class Run:
     async def stop(self) -> None:
         for t in self.tasks:
             t.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        _, stuck = await asyncio.wait(self.tasks, timeout=30) if self.tasks else (set(), set())
+        if stuck:
+            raise BenchError(f"{len(stuck)} clients did not stop within 30 s of being cancelled")
         if not self.failed.done():
             self.failed.cancel()
 
@@ -589,7 +591,10 @@ class Player:
         deadline = time.perf_counter() + seconds
         while (left := deadline - time.perf_counter()) > 0:
             try:
-                data = await asyncio.wait_for(self.ws.recv(), left)
+                # (asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancellation that
+                # meets a frame arriving, and the player would play on after the run stopped)
+                async with asyncio.timeout(left):
+                    data = await self.ws.recv()
             except TimeoutError:
                 return
             self.pushed(decode(data, self.subprotocol), data)
