@@ -1166,6 +1166,11 @@ def print_table(report: dict[str, Any]) -> None:
         f"game / echo throughput:   {ge['median']:.2f}x (rounds: {ge['each']})   target >= 0.6x: "
         f"{_check(ge['median'] >= 0.6)}"
     )
+    if q["cpu_echo_game"]["median"] is not None:
+        print(
+            f"echo / game CPU per answer: {q['cpu_echo_game']['median']:.2f}x "
+            f"(rounds: {q['cpu_echo_game']['each']}): the throughput ratio with equal shares of the cores"
+        )
     print(
         f"game p99 (median):        {med_p99:.2f} ms ({p99['median']:.2f}x the echo's)   target < 10 ms: "
         f"{_check(med_p99 < 10)}"
@@ -1201,9 +1206,18 @@ def print_table(report: dict[str, Any]) -> None:
         print(
             f"human pace: {a['human']:,} players, a move every 1-2 s each: {h['per_s']:,.0f} moves/s, "
             f"p50 {h['p50_ms']:.2f} ms, p99 {h['p99_ms']:.2f} ms, server CPU {_pct(h['server_cpu'])} "
-            f"of a core   target p99 < 20 ms: {_check(h['p99_ms'] < 20)}  "
+            f"of a core (clients {_pct(h['client_cpu'])}, {h['events'].get('pushes', 0) / a['human_seconds']:,.0f} "
+            f"pushes/s read)   target p99 < 20 ms: {_check(h['p99_ms'] < 20)}  "
             f"(load {h['load_average'][0]:.1f}/{h['load_average'][1]:.1f})"
         )
+        sh = h["server_handling"]
+        if sh["mean_ms"] is not None:
+            over = sh["share_over_seconds"]
+            print(
+                f"            server-side handling of those moves: mean {sh['mean_ms']:.3f} ms, "
+                f"{over.get('0.01', 0):.2%} over 10 ms, {over.get('0.1', 0):.2%} over 100 ms "
+                "(the long lost searches, run in worker processes)"
+            )
     if "nodes" in report:
         n = report["nodes"]
         print(
@@ -1303,8 +1317,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--idle-players",
         type=int,
-        default=8,
-        help="players racing beside the idle ones (default: %(default)s)",
+        default=40,
+        help="players racing (a move every 50-150 ms each) beside the idle ones (default: %(default)s)",
     )
     p.add_argument(
         "--human", type=int, default=0, metavar="N", help="also: N players at a human pace (e.g. 1000)"
