@@ -288,10 +288,11 @@ class Moved(TypedDict):
     seq: int
     move: str
     events: list[dict[str, Any]]
-    view: View
+    view: View  # a connection whose hello said `views: "changes"` gets `changes` in its place
     legal: list[str]
     status: Status
     finish: NotRequired[Finish]
+    changes: NotRequired[View]  # what the move changed in the view (terrace.views)
 
 
 class Spectating(TypedDict):
