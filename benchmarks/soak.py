@@ -205,7 +205,10 @@ async def soak(args: argparse.Namespace, server: ServerProcess) -> dict[str, Any
     PacedPlayer.pace = args.pace
     samples: list[dict[str, Any]] = []
     try:
-        players = [PacedPlayer(i, ws, MSGPACK, run.meter, Style(race_moves=args.race_moves)) for i, ws in enumerate(clients)]
+        players = [
+            PacedPlayer(i, ws, MSGPACK, run.meter, Style(race_moves=args.race_moves))
+            for i, ws in enumerate(clients)
+        ]
         await run.wait(asyncio.gather(*(p.hello() for p in players)), START_TIMEOUT, "every welcome")
         matchmaker = Matchmaker("terrace", args.seats)
         for p in players:
