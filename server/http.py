@@ -77,7 +77,9 @@ def _route(server: RaceServer, connection: ServerConnection, request: Request, p
 
 
 # The web pages (lobby, leaderboards, a race, playing) and their files: plain ES modules, no build step.
-PAGES = re.compile(r"/|/top|/play|/play/[A-Za-z0-9_-]{1,64}|/race/[A-Za-z0-9_-]{1,64}|/arena|/arena/[a-z0-9-]{1,48}|/player/[A-Za-z0-9_-]{1,64}")
+PAGES = re.compile(
+    r"/|/top|/play|/play/[A-Za-z0-9_-]{1,64}|/race/[A-Za-z0-9_-]{1,64}|/arena|/arena/[a-z0-9-]{1,48}|/player/[A-Za-z0-9_-]{1,64}"
+)
 ASSET = re.compile(r"/static/([a-z0-9-]+\.(js|css))")
 TYPES = {"js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8"}
 

@@ -19,7 +19,9 @@ from .conftest import http_url, shot
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-async def test_an_arena_page_counts_down_then_shows_standings_live_to_the_end(server: RaceServer, page: Any) -> None:
+async def test_an_arena_page_counts_down_then_shows_standings_live_to_the_end(
+    server: RaceServer, page: Any
+) -> None:
     start = int(time.time() * 1000) + 3_000
     await server.arenas.create(make_spec("web-cup", "terrace", "bots", start, 8 / 60, name="web cup"))
     await page.goto(http_url(server, "/"))
@@ -36,7 +38,9 @@ async def test_an_arena_page_counts_down_then_shows_standings_live_to_the_end(se
     await page.get_by_text("Nobody has joined yet").wait_for()
     await shot(page, "arena-upcoming")
 
-    bots = asyncio.gather(*(play(GreedyBot, server.url, name=f"webbot{i}", arena="web-cup", races=None) for i in range(2)))
+    bots = asyncio.gather(
+        *(play(GreedyBot, server.url, name=f"webbot{i}", arena="web-cup", races=None) for i in range(2))
+    )
     try:
         # pushed as the first race ends: the page is not reloaded
         await page.locator("table.arena-standings tbody tr").nth(1).wait_for(timeout=20_000)
