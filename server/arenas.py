@@ -41,7 +41,7 @@ from .store import Store, StoreDown
 log = logging.getLogger("terrace.server")
 
 TICK = 0.5  # seconds between a node's looks at its arenas
-REQUEUE_AFTER = 1.5  # seconds a player may wait in an arena's queue before being put in it afresh
+REQUEUE_AFTER = 1.0  # seconds a player may wait in an arena's queue before being put in it afresh
 FINISHED_LISTED = 20  # finished arenas in an `arenas` answer
 
 Message = Mapping[str, Any]

@@ -80,11 +80,10 @@ async def check_arena(server: RaceServer, arena_id: str, results: dict[str, list
     for record in records:
         for row in record["results"]:  # type: ignore[index]
             by_player.setdefault(row["player"]["name"], []).append(record)  # type: ignore[arg-type]
-    countdown = int(server.config.countdown * 1000)
     for name, races in by_player.items():
-        races.sort(key=lambda r: r["started_at"])
+        races.sort(key=lambda r: r["created_at"])
         for before, after in itertools.pairwise(races):
-            paired = after["started_at"] - countdown  # the race was made then (its countdown before it)
+            paired = after["created_at"]  # matchmaking made the race then
             assert paired - before["ended_at"] <= REPAIR_MS, (name, before["id"], after["id"])
             assert paired < ends + 200  # no race was made after the end
         last = races[-1]
