@@ -77,7 +77,7 @@ class Accounts:
         check_name(name)
         held = self._hold(name)  # no guest hello may take the name while the store is asked
         try:
-            token = secrets.token_urlsafe(24)
+            token = secrets.token_hex(24)  # hex: never a leading "-" that a command line reads as a flag
             account = Account(
                 id="p-" + secrets.token_hex(6),
                 name=name,
