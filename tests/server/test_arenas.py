@@ -22,6 +22,9 @@ from .conftest import FAST, Connect, MakeServer, servers
 
 SECONDS = 12  # the arena's length: short settings stand in for the 3 minutes of the issue
 REPAIR_MS = 2_000  # a player is paired again within this of their race ending
+# across two nodes the group forms in the shared queue, which each node polls: a wider bound,
+# so a loaded CI machine does not fail it (benchmarks/arena.py measures the real gaps)
+REPAIR_MS_TWO_NODES = 5_000
 # six bots on one address, moving as fast as they can: more than one address's default share
 BUSY = {"rate": 10_000.0, "burst": 10_000, "address_rate": 100_000.0, "address_burst": 100_000}
 
@@ -53,9 +56,11 @@ async def race_bots(urls: list[str], arena_id: str, n: int) -> dict[str, list[Ra
     return results
 
 
-async def check_arena(server: RaceServer, arena_id: str, results: dict[str, list[RaceResult]]) -> None:
+async def check_arena(
+    server: RaceServer, arena_id: str, results: dict[str, list[RaceResult]], repair_ms: int = REPAIR_MS
+) -> None:
     """The arena's record: every race counted, each race verifies, the points come from the places,
-    and every player was paired again within REPAIR_MS of each race of theirs ending."""
+    and every player was paired again within ``repair_ms`` of each race of theirs ending."""
     arena = await server.arenas.load(arena_id)
     details = arena.details(int(time.time() * 1000))
     assert details["state"] == "finished"
@@ -84,10 +89,10 @@ async def check_arena(server: RaceServer, arena_id: str, results: dict[str, list
         races.sort(key=lambda r: r["created_at"])
         for before, after in itertools.pairwise(races):
             paired = after["created_at"]  # matchmaking made the race then
-            assert paired - before["ended_at"] <= REPAIR_MS, (name, before["id"], after["id"])
+            assert paired - before["ended_at"] <= repair_ms, (name, before["id"], after["id"])
             assert paired < ends + 200  # no race was made after the end
         last = races[-1]
-        if last["ended_at"] < ends - REPAIR_MS - 500:  # ended well before the end: another must follow
+        if last["ended_at"] < ends - repair_ms - 500:  # ended well before the end: another must follow
             pytest.fail(f"{name} was not paired again after race {last['id']}")
 
 
@@ -110,7 +115,7 @@ async def test_an_arena_on_two_nodes_pairs_players_of_both_and_is_the_same_on_bo
         assert await a.arenas.create(spec_from_now("pair", SECONDS, delay=1.0))
         assert not await b.arenas.create(spec_from_now("pair", SECONDS))  # one arena, seen by both
         results = await race_bots([a.url, b.url], "pair", 6)
-        await check_arena(a, "pair", results)
+        await check_arena(a, "pair", results, REPAIR_MS_TWO_NODES)
         seen_a = (await a.arenas.load("pair")).details(0)
         seen_b = (await b.arenas.load("pair")).details(0)
         assert seen_a["standings"] == seen_b["standings"] and seen_a["race_ids"] == seen_b["race_ids"]
