@@ -41,6 +41,9 @@ TERRACE = 2.0  # a card left in the terrace counts against a playout (it blocks 
 
 class SamplerBot(Bot):
     name = "sampler"
+    samples = SAMPLES
+    base_samples = BASE_SAMPLES
+    candidates = CANDIDATES
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
@@ -90,10 +93,10 @@ class SamplerBot(Bot):
         if len(options) == 1:
             return options[0]
         base = view.get("phase") == "choose-base"
-        games = [self.imagine(view, o) for o in self.orders(view, BASE_SAMPLES if base else SAMPLES)]
+        games = [self.imagine(view, o) for o in self.orders(view, self.base_samples if base else self.samples)]
         fresh = [m for m in options if not self.returns(games[0], m)]
         best, best_value = (fresh or options)[0], -1.0
-        for move in fresh if base else fresh[:CANDIDATES]:
+        for move in fresh if base else fresh[: self.candidates]:
             value = 0.0
             for game in games:
                 g = game.copy()
