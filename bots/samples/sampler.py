@@ -30,9 +30,9 @@ from terrace.imagine import board, imagine, unseen
 from terrace.louis import GATHER_ORDER, PLACE_NAMES
 from terrace.solve import first_choices, playout
 
-SAMPLES = 3  # guessed stocks per choice
+SAMPLES = 4  # guessed stocks per choice
 BASE_SAMPLES = 6  # guessed stocks per candidate base
-CANDIDATES = 2  # moves compared at one choice, best first by the solver's order
+CANDIDATES = 3  # moves compared at one choice, best first by the solver's order
 STEPS = 300  # moves per playout: to the end of the game, nearly always
 BASE_STEPS = 300  # the base decides the whole game: play it out to the end
 WIN = 1000.0
