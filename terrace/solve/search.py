@@ -3,9 +3,11 @@
 A depth-first walk with one set of every position visited (by a canonical key)
 is a complete search for "can a won position be reached": when the walk ends
 without a win, no win exists. The engine adapters (``family.py``, ``louis.py``)
-supply the key, the ordered and pruned moves of a position, and a cheap
-snapshot of the engine's state; the engine's own ``_generate`` and ``_apply``
-play the moves, so the solver follows the very rules the server checks.
+supply the key, the ordered and pruned moves of a position, and play and take
+back a move in place (the family adapter with its own generation and undo,
+held to the engine's ``_generate`` and ``_apply`` by a property test; Louis's
+with the engine's own and a snapshot), so the solver follows the very rules the
+server checks; every "won" line is replayed on the engine besides.
 
 The walk is deterministic: the same game and node budget give the same answer
 and the same line. A time budget may stop it earlier ("unknown"), never change a
