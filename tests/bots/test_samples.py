@@ -18,7 +18,8 @@ from bots.samples.greedy import GreedyBot
 from bots.samples.planner import PlannerBot
 from bots.samples.sampler import SamplerBot
 from terrace.solve import solve
-from tests.terrace.solve.test_solver import endgame
+from tests.terrace.positions import family_game
+from tests.terrace.solve.test_solver import endgame, full_foundations
 
 VARIANTS = ("terrace", "queen-of-italy", "signora", "louis")
 
@@ -171,3 +172,18 @@ def test_solver_verdicts_agree_with_the_bots_play(variant: str, seed: int, k: in
     play_out(bot, game, cap=300)
     if s.verdict == "lost":
         assert game.status != "won"
+
+
+def test_sampler_plays_the_solvers_line_once_nothing_is_hidden() -> None:
+    found = full_foundations(False)
+    del found[1][-2:]  # F1 ends at Tc: it wants a red jack, then a black queen
+    del found[5][-1:]  # F5 ends at Jd: it wants a black queen
+    game = family_game("terrace", foundations=found, terrace_cards=["Jh", "Qc"], piles={1: ["Qs"]})
+    line = solve(game, nodes=5_000).moves
+    assert line and game.view()["stock"] == 0  # the stock is empty: nothing is hidden
+    bot = start(SamplerBot(), "terrace")
+    assert bot.choose(game.view(), game.legal_moves()) == line[0]
+    assert bot.line == list(line[1:])  # the rest of the solver's line, to play as it is
+    game.play(line[0])
+    assert play_out(bot, game) == list(line[1:])
+    assert game.status == "won"
