@@ -130,7 +130,9 @@ class SamplerBot(Bot):
         if len(options) == 1:
             return options[0]
         base = view.get("phase") == "choose-base"
-        games = [self.imagine(view, o) for o in self.orders(view, self.base_samples if base else self.samples)]
+        games = [
+            self.imagine(view, o) for o in self.orders(view, self.base_samples if base else self.samples)
+        ]
         fresh = [m for m in options if not self.returns(games[0], m)]
         best, best_value = (fresh or options)[0], -1.0
         for move in fresh if base else fresh[: self.candidates]:

@@ -45,7 +45,11 @@ def adapter_for(game: Game, hasty: bool = False) -> Adapter:
 
 
 def solve(
-    game: Game, *, nodes: int = NODES, seconds: float | None = None, clock: Callable[[], float] = time.perf_counter
+    game: Game,
+    *,
+    nodes: int = NODES,
+    seconds: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Solution:
     """Search ``game``'s position for a win within ``nodes`` positions (and ``seconds``
     by ``clock``: wall time by default, ``time.process_time`` for this process's CPU time)."""
@@ -117,7 +121,9 @@ def _staged(game: Game, nodes: int, seconds: float | None, clock: Callable[[], f
         if stage_nodes < 1 or (stage_time is not None and stage_time <= 0):
             break
         if limit <= max_discrepancies:
-            answer = search(game, adapter_for(game, True), stage_nodes, stage_time, clock, discrepancies=limit)
+            answer = search(
+                game, adapter_for(game, True), stage_nodes, stage_time, clock, discrepancies=limit
+            )
             limit += 1
         else:
             chance = SHAKE_CHANCES[dives % len(SHAKE_CHANCES)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..game import Game, Move
 
@@ -98,7 +98,7 @@ def search(
     seen = {adapter.key(g): limit}
     play, undo, key_of, moves_of, won = adapter.play, adapter.undo, adapter.key, adapter.moves, adapter.won
     # one frame per position on the line: its moves, the next to try, discrepancies left
-    frames: list[list] = [[moves_of(g), 0, limit]]
+    frames: list[list[Any]] = [[moves_of(g), 0, limit]]
     line: list[tuple[Move, object]] = []  # the moves played to reach the top frame, with their tokens
     verdict = LOST
     visited = 1

@@ -158,7 +158,9 @@ def test_sampler_knows_the_order_of_louis_second_deal() -> None:
     st.integers(2, 9),
     st.sampled_from([PlannerBot, SamplerBot]),
 )
-def test_solver_verdicts_agree_with_the_bots_play(variant: str, seed: int, k: int, factory: type[Bot]) -> None:
+def test_solver_verdicts_agree_with_the_bots_play(
+    variant: str, seed: int, k: int, factory: type[Bot]
+) -> None:
     # "won" replays to a won game; a bot (which cannot do better than a won line exists)
     # never wins what the solver called "lost".
     game = endgame(variant, random.Random(seed), k)

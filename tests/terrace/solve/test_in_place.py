@@ -38,7 +38,9 @@ def state(g: FamilyGame) -> tuple[object, ...]:
 
 @settings(max_examples=150)
 @given(st.sampled_from(FAMILY), st.integers(1, 10_000), st.integers(0, 200), st.integers(0, 10**6))
-def test_unpruned_moves_are_the_engines_less_only_moves_alike(variant: str, deal: int, steps: int, seed: int) -> None:
+def test_unpruned_moves_are_the_engines_less_only_moves_alike(
+    variant: str, deal: int, steps: int, seed: int
+) -> None:
     g = wander(variant, deal, steps, seed)
     ours = FamilyAdapter(g, safe=False).moves(g)
     engine = g._generate()
@@ -54,7 +56,9 @@ def test_unpruned_moves_are_the_engines_less_only_moves_alike(variant: str, deal
 
 @settings(max_examples=150)
 @given(st.sampled_from(FAMILY), st.integers(1, 10_000), st.integers(0, 250), st.integers(0, 10**6))
-def test_every_move_played_in_place_is_taken_back_exactly(variant: str, deal: int, steps: int, seed: int) -> None:
+def test_every_move_played_in_place_is_taken_back_exactly(
+    variant: str, deal: int, steps: int, seed: int
+) -> None:
     g = wander(variant, deal, steps, seed)
     a = FamilyAdapter(g, safe=False)
     before, home = state(g), a.home
