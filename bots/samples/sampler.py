@@ -5,9 +5,9 @@ It never sees the deal. At each choice it:
 1. asks the solver which moves are worth trying here
    (``terrace.solve.first_choices``: that depends only on what the view shows); a
    safe move, a terrace card going home, or a lone move is played at once;
-2. guesses the stock's order a few times (``terrace.imagine``: the unseen cards,
+2. guesses the stock's order four times (``terrace.imagine``: the unseen cards,
    shuffled), the same guesses for every candidate;
-3. plays the two best candidates on every guess and lets the solver's first line
+3. plays the three best candidates on every guess and lets the solver's first line
    (``terrace.solve.playout``, a greedy dive that knows the guessed stock) play
    the game out; a won playout counts 1000, any other its cards home less two for
    each card left in the terrace (every base is tried, on more guesses);
@@ -16,7 +16,11 @@ It never sees the deal. At each choice it:
 
 What it remembers is what it saw: signora's second pass through the stock is the
 waste it turned over, and Louis's later deals deal the heaps it gathered, in the
-gathering order; then it plays with the true order instead of guesses. Its
+gathering order; then it plays with the true order instead of guesses. Once the
+stock's order is known that way, or the stock is empty, the rest of the game
+hides nothing, so it asks the solver itself (``terrace.solve.solve``, a node
+budget) for a winning line and plays it; when the solver finds none within the
+budget it keeps sampling and asks again after a few more cards are home. Its
 random numbers are seeded from the race id, so the same views give the same moves.
 """
 
@@ -28,25 +32,32 @@ from typing import Any
 from bots.bot import Bot, View
 from terrace.imagine import board, imagine, unseen
 from terrace.louis import GATHER_ORDER, PLACE_NAMES
-from terrace.solve import first_choices, playout
+from terrace.solve import first_choices, playout, solve
 
-SAMPLES = 3  # guessed stocks per choice
+SAMPLES = 4  # guessed stocks per choice
 BASE_SAMPLES = 6  # guessed stocks per candidate base
-CANDIDATES = 2  # moves compared at one choice, best first by the solver's order
+CANDIDATES = 3  # moves compared at one choice, best first by the solver's order
 STEPS = 300  # moves per playout: to the end of the game, nearly always
 BASE_STEPS = 300  # the base decides the whole game: play it out to the end
 WIN = 1000.0
 TERRACE = 2.0  # a card left in the terrace counts against a playout (it blocks the win)
+SOLVE_NODES = 15_000  # the solver's budget once the stock's order is known (deterministic: no clock)
+RESOLVE_EVERY = 8  # cards home between two such solves when one found no win
 
 
 class SamplerBot(Bot):
     name = "sampler"
+    samples = SAMPLES
+    base_samples = BASE_SAMPLES
+    candidates = CANDIDATES
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
         self.rules_version: int | None = None
         self.known: list[str] = []  # a second pass's stock, in dealing order, once it is known
         self.been: set[str] = set()  # positions stood in
+        self.line: list[str] = []  # a winning line the solver found once the stock's order was known
+        self.solved_at = -1  # cards home when the solver last looked at a known stock
 
     def start(self, race: dict[str, Any]) -> None:
         self.rng.seed(f"sampler:{race.get('race')}")
@@ -63,11 +74,37 @@ class SamplerBot(Bot):
             self.known = [c for h in GATHER_ORDER for c in view["heaps"][PLACE_NAMES[h]]]
         return move
 
-    def orders(self, view: View, k: int) -> list[list[str]]:
+    def exact(self, view: View) -> list[str] | None:
+        """The stock's order when this bot knows it (nothing unseen, or a pass it watched)."""
         stock = view["stock"]
         second = view.get("recycles_left") == 0 or view.get("deal", 1) > 1
         if self.known and second and stock <= len(self.known):
-            return [self.known[len(self.known) - stock :]]
+            return self.known[len(self.known) - stock :]
+        cards = unseen(view)
+        return [] if not cards else None
+
+    def solved(self, view: View, legal: list[str]) -> str | None:
+        """Once the stock's order is known the rest of the game hides nothing: the solver's
+        winning line, if it finds one within its budget (it looks again every few cards home)."""
+        if self.line and self.line[0] in legal:
+            return self.line.pop(0)
+        self.line = []
+        if view.get("phase") == "choose-base" or view["score"] < self.solved_at + RESOLVE_EVERY:
+            return None
+        order = self.exact(view)
+        if order is None:
+            return None
+        self.solved_at = view["score"]
+        s = solve(self.imagine(view, order), nodes=SOLVE_NODES)
+        if s.verdict != "won" or not s.moves or s.moves[0] not in legal:
+            return None
+        self.line = list(s.moves[1:])
+        return s.moves[0]
+
+    def orders(self, view: View, k: int) -> list[list[str]]:
+        known = self.exact(view)
+        if known is not None:
+            return [known]
         cards = unseen(view)
         out = []
         for _ in range(k):
@@ -83,6 +120,9 @@ class SamplerBot(Bot):
     def pick(self, view: View, legal: list[str]) -> str | None:
         if not legal:
             return None
+        line = self.solved(view, legal)
+        if line is not None:
+            return line
         own = self.imagine(view, unseen(view))
         options = [m for m in first_choices(own) if m in legal]
         if not options:
@@ -90,10 +130,12 @@ class SamplerBot(Bot):
         if len(options) == 1:
             return options[0]
         base = view.get("phase") == "choose-base"
-        games = [self.imagine(view, o) for o in self.orders(view, BASE_SAMPLES if base else SAMPLES)]
+        games = [
+            self.imagine(view, o) for o in self.orders(view, self.base_samples if base else self.samples)
+        ]
         fresh = [m for m in options if not self.returns(games[0], m)]
         best, best_value = (fresh or options)[0], -1.0
-        for move in fresh if base else fresh[:CANDIDATES]:
+        for move in fresh if base else fresh[: self.candidates]:
             value = 0.0
             for game in games:
                 g = game.copy()

@@ -19,9 +19,13 @@ player does.
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
+
 from ..errors import IllegalMove
 from ..family import FamilyGame
-from ..game import Game
+from ..game import Game, Move
 from ..louis import LouisGame
 from .family import FamilyAdapter
 from .louis import LouisAdapter
@@ -40,40 +44,97 @@ def adapter_for(game: Game, hasty: bool = False) -> Adapter:
     raise TypeError(f"no solver for {type(game).__name__}")
 
 
-def solve(game: Game, *, nodes: int = NODES, seconds: float | None = None) -> Solution:
-    """Search ``game``'s position for a win within ``nodes`` positions (and ``seconds``)."""
+def solve(
+    game: Game,
+    *,
+    nodes: int = NODES,
+    seconds: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Solution:
+    """Search ``game``'s position for a win within ``nodes`` positions (and ``seconds``
+    by ``clock``: wall time by default, ``time.process_time`` for this process's CPU time)."""
     if nodes < 1:
         raise ValueError("the node budget must be at least 1")
-    solution = _staged(game, nodes, seconds)
+    solution = _staged(game, nodes, seconds, clock)
     if solution.verdict == WON and not check_line(game, solution.moves):
         raise AssertionError("the solver's line does not replay to a won game")  # a bug, never an answer
     return solution
 
 
-# Limited discrepancy searches first (hasty: pile moves only when they free
-# something), 0, 1, 2... discrepancies sharing this part of the budget; the rest
-# goes to the complete search, the only one that can prove a deal lost.
-HASTY_SHARE = 0.85
-MAX_DISCREPANCIES = 8
+# Stages. The complete search first, with a small share of the budget: it is the
+# only one that can prove "lost", and small positions (endgames) are decided
+# there at once. Then limited discrepancy searches (hasty: pile moves only when
+# they free something) with 0 and 1 discrepancies (more for Louis and signora); then, until the budget is
+# spent, dives that follow the hasty order but now and then swap a first choice
+# for one of the next (seeded: the answer stays deterministic for a node budget).
+# Measured on deals 1..50 at 60,000 positions: the dives find wins that need
+# many small departures from the first choice, where two or three discrepancies
+# would cost more than the whole budget (terrace 43 of 50 against 41 with
+# discrepancies up to 8).
+COMPLETE_SHARE = 0.05
+MAX_DISCREPANCIES = 1
+# Louis and signora (whose second pass is a different game) do better with the
+# discrepancy searches carried further before the dives: Louis deals 1..40 at
+# 40,000 positions, 31 won against 26; signora deals 1..100, 2 against 1.
+DEEP_DISCREPANCIES = 8
+SHAKE_CHANCES = (0.1, 0.2)  # dives alternate: a few swaps, more swaps
+SHAKE_REACH = 2  # a first choice is swapped with one of the next two
 
 
-def _staged(game: Game, nodes: int, seconds: float | None) -> Solution:
-    spent_nodes, spent_time = 0, 0.0
-    hasty_nodes = int(nodes * HASTY_SHARE)
-    hasty_time = None if seconds is None else seconds * HASTY_SHARE
-    for limit in range(MAX_DISCREPANCIES + 1):
-        stage_nodes = hasty_nodes - spent_nodes
-        stage_time = None if hasty_time is None else hasty_time - spent_time
+class Shaken:
+    """An adapter whose first choice is now and then swapped with one of the next few."""
+
+    def __init__(self, inner: Adapter, rng: random.Random, chance: float, reach: int) -> None:
+        self.inner = inner
+        self.rng = rng
+        self.chance = chance
+        self.reach = reach
+        self.play, self.undo, self.key, self.won = inner.play, inner.undo, inner.key, inner.won
+
+    def moves(self, game: Game) -> list[Move]:
+        moves = self.inner.moves(game)
+        rng = self.rng
+        n = len(moves)
+        if n > 1:
+            for i in range(min(n - 1, self.reach)):
+                if rng.random() < self.chance:
+                    j = i + 1 + rng.randrange(min(n - i - 1, self.reach))
+                    moves[i], moves[j] = moves[j], moves[i]
+        return moves
+
+
+def _staged(game: Game, nodes: int, seconds: float | None, clock: Callable[[], float]) -> Solution:
+    # the complete search first, briefly: small positions are decided there, lost or won
+    share = None if seconds is None else seconds * COMPLETE_SHARE
+    first = search(game, adapter_for(game), max(1, int(nodes * COMPLETE_SHARE)), share, clock)
+    if first.verdict != UNKNOWN:
+        return first
+    spent_nodes, spent_time = first.nodes, first.seconds
+    rng = random.Random(0)
+    limit = 0
+    dives = 0
+    deep = isinstance(game, LouisGame) or (isinstance(game, FamilyGame) and game.variant.recycles > 0)
+    max_discrepancies = DEEP_DISCREPANCIES if deep else MAX_DISCREPANCIES
+    while True:
+        stage_nodes = nodes - spent_nodes
+        stage_time = None if seconds is None else seconds - spent_time
         if stage_nodes < 1 or (stage_time is not None and stage_time <= 0):
             break
-        answer = search(game, adapter_for(game, True), stage_nodes, stage_time, discrepancies=limit)
+        if limit <= max_discrepancies:
+            answer = search(
+                game, adapter_for(game, True), stage_nodes, stage_time, clock, discrepancies=limit
+            )
+            limit += 1
+        else:
+            chance = SHAKE_CHANCES[dives % len(SHAKE_CHANCES)]
+            dives += 1
+            shaken = Shaken(adapter_for(game, True), rng, chance, SHAKE_REACH)
+            answer = search(game, shaken, stage_nodes, stage_time, clock, discrepancies=0)
         spent_nodes += answer.nodes
         spent_time += answer.seconds
         if answer.verdict == WON:
             return Solution(WON, answer.moves, spent_nodes, spent_time)
-    stage_time = None if seconds is None else max(0.0, seconds - spent_time)
-    answer = search(game, adapter_for(game), max(1, nodes - spent_nodes), stage_time)
-    return Solution(answer.verdict, answer.moves, spent_nodes + answer.nodes, spent_time + answer.seconds)
+    return Solution(UNKNOWN, (), spent_nodes, spent_time)
 
 
 def playout(game: Game, steps: int = 400) -> Game:

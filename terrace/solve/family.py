@@ -43,13 +43,24 @@ from ..game import Game, Move
 _COLOUR_CLASS = bytes(RANK[c] * 2 + RED[c] for c in range(104)) + bytes(152)
 _SUIT_CLASS = bytes(c % 52 + 1 for c in range(104)) + bytes(152)
 _DOWN = tuple(RANK[c] - 1 or 13 for c in range(104))
+_UP = tuple(RANK[c] % 13 + 1 for c in range(104))
+_COLOUR_KEY = tuple(RANK[c] * 2 + RED[c] for c in range(104))
+_SUIT_KEY = tuple(RANK[c] * 4 + SUIT[c] for c in range(104))
 _SEP = b"\xff"
+_SOURCES = (T, W, *PILES)
+PILE1 = PILES[0]
+# play()'s tokens for the moves it takes back without a snapshot
+_MOVED, _TURNED, _RECYCLED, _FILLED = "moved", "turned", "recycled", "filled"
 
-State = tuple[list[list[int]], int | None, int]
+State = tuple[list[list[int]], int | None, int, int]
 
 
 class FamilyAdapter:
-    """Keys, moves and snapshots for :class:`terrace.family.FamilyGame`."""
+    """Keys, moves, and moves played and taken back in place, for :class:`terrace.family.FamilyGame`.
+
+    The adapter belongs to one game (the search's copy): it counts the cards home
+    as moves are played and taken back, so "won" costs nothing to ask.
+    """
 
     def __init__(self, game: FamilyGame, *, hasty: bool = False, safe: bool = True) -> None:
         v = game.variant
@@ -57,67 +68,169 @@ class FamilyAdapter:
         self.safe = safe  # play a safe move alone (tests turn it off to check it)
         self.suit_mode = v.foundation_match == "suit"
         self.table = _SUIT_CLASS if self.suit_mode else _COLOUR_CLASS
+        self.fkey = _SUIT_KEY if self.suit_mode else _COLOUR_KEY
         self.autofill = v.autofill_gaps
         self.terrace_packs = v.terrace_freed_late
         self.any_gap = v.gap_fill == "any"
+        self.recycles = v.recycles
+        self.home = game.score
 
     # ----- state ---------------------------------------------------------------------
 
     def snapshot(self, game: Game) -> object:
         assert isinstance(game, FamilyGame)
-        return ([p[:] for p in game._places], game._base, game._recycles_left)
+        return ([p[:] for p in game._places], game._base, game._recycles_left, self.home)
 
     def restore(self, game: Game, state: object) -> None:
         assert isinstance(game, FamilyGame)
-        places, game._base, game._recycles_left = cast(State, state)
+        places, game._base, game._recycles_left, self.home = cast(State, state)
         game._places = [p[:] for p in places]
+
+    def play(self, game: Game, move: Move) -> object:
+        """Play ``move`` (one of :meth:`moves`) in place; the token takes it back (:meth:`undo`)."""
+        assert isinstance(game, FamilyGame)
+        src, dst = move
+        p = game._places
+        if game._base is None:
+            state = self.snapshot(game)
+            game._apply(move)
+            self.home = game.score
+            return state
+        if src == S:
+            p[W].append(p[S].pop())
+            return _TURNED
+        if dst == S:
+            p[S] = p[W][::-1]
+            p[W] = []
+            game._recycles_left -= 1
+            return _RECYCLED
+        p[dst].append(p[src].pop())
+        if dst >= F1:
+            self.home += 1
+        if self.autofill and src >= PILE1 and not p[src] and p[S]:
+            p[src].append(p[S].pop())
+            return _FILLED
+        return _MOVED
+
+    def undo(self, game: Game, move: Move, token: object) -> None:
+        """Take back :meth:`play`'s ``move``."""
+        assert isinstance(game, FamilyGame)
+        p = game._places
+        if token is _MOVED:
+            src, dst = move
+            p[src].append(p[dst].pop())
+            if dst >= F1:
+                self.home -= 1
+        elif token is _TURNED:
+            p[S].append(p[W].pop())
+        elif token is _FILLED:
+            src, dst = move
+            p[S].append(p[src].pop())
+            p[src].append(p[dst].pop())
+            if dst >= F1:
+                self.home -= 1
+        elif token is _RECYCLED:
+            p[W] = p[S][::-1]
+            p[S] = []
+            game._recycles_left += 1
+        else:
+            self.restore(game, token)
+
+    def won(self, game: Game) -> bool:
+        return self.home == 104
 
     def key(self, game: Game) -> bytes:
         assert isinstance(game, FamilyGame)
         p = game._places
         table = self.table
-        piles = sorted(bytes(p[i]).translate(table) for i in PILES)
-        tops = bytes(sorted(table[p[f][-1]] if p[f] else 0 for f in FOUNDATIONS))
-        head = bytes((game._base or 0, game._recycles_left, len(p[T])))
-        parts = [head, tops, bytes(p[W]).translate(table), bytes(p[S]).translate(table), *piles]
-        return _SEP.join(parts)
+        piles = sorted([bytes(p[i]).translate(table) for i in PILES])
+        tops = bytes(sorted([table[p[f][-1]] if p[f] else 0 for f in FOUNDATIONS]))
+        left = game._recycles_left
+        # the stock only loses its next card until a recycle refills it: its length pins it
+        stock = bytes(p[S]).translate(table) if left < self.recycles else b""
+        head = bytes((game._base or 0, left, len(p[T]), len(p[S])))
+        return _SEP.join([head, tops, bytes(p[W]).translate(table), stock, *piles])
 
     # ----- moves ---------------------------------------------------------------------
 
     def moves(self, game: Game) -> list[Move]:
+        """The engine's legal moves (``FamilyGame._generate``, the same order), less those
+        alike, ranked: one generation pass, no sort."""
         assert isinstance(game, FamilyGame)
         p = game._places
-        generated = game._generate()
-        if game._base is None:
-            return generated
-        ranked: list[tuple[int, int, Move]] = []
-        homed: set[int] = set()
-        gapped: set[int] = set()
-        for n, move in enumerate(generated):
-            src, dst = move
-            if dst >= F1:
-                if src in homed:
-                    continue  # every foundation that takes this card is alike
-                homed.add(src)
-                if (self.safe and self._safe(game, src, dst)) or (self.hasty and src == T):
-                    return [move]
-                rank = 0 if src in (T, W) else 3
-            elif src == S or dst == S:
-                rank = 4 if src == S else 6
-            elif not p[dst]:
-                if src in gapped or (src in PILES and len(p[src]) == 1):
-                    continue  # gaps are alike; a lone card to a gap changes nothing
-                gapped.add(src)
-                rank = 1
-            elif src in PILES:
-                if self.hasty and not self._reveals(game, src):
-                    continue
-                rank = 1 if len(p[src]) == 1 else 5
+        base = game._base
+        if base is None:
+            return game._generate()
+        fkey = self.fkey
+        suit_mode = self.suit_mode
+        accepts_home: dict[int, int] = {}  # only the first foundation of a key: the rest are alike
+        first_empty = None
+        for f in FOUNDATIONS:
+            pile = p[f]
+            n = len(pile)
+            if n == 0:
+                if first_empty is None:
+                    first_empty = f
+            elif n < 13:
+                top = pile[-1]
+                k = _UP[top] * 4 + SUIT[top] if suit_mode else _UP[top] * 2 + (not RED[top])
+                if k not in accepts_home:
+                    accepts_home[k] = f
+        accepts_pile: dict[int, list[int]] = {}
+        gaps: list[int] = []
+        for i in PILES:
+            pile = p[i]
+            if pile:
+                top = pile[-1]
+                accepts_pile.setdefault(_DOWN[top] * 2 + (not RED[top]), []).append(i)
             else:
-                rank = 2
-            ranked.append((rank, n, move))
-        ranked.sort()
-        return [m for _, _, m in ranked]
+                gaps.append(i)
+        ranks: list[list[Move]] = [[], [], [], [], [], [], []]
+        hasty = self.hasty
+        safe = self.safe
+        any_gap = self.any_gap
+        terrace_free = self.terrace_packs and not p[S] and not p[W]
+        for src in _SOURCES:
+            pile = p[src]
+            if not pile:
+                continue
+            card = pile[-1]
+            dst = first_empty if RANK[card] == base else accepts_home.get(fkey[card])
+            if dst is not None:
+                move = (src, dst)
+                if (safe and self._safe(game, src, dst)) or (hasty and src == T):
+                    return [move]
+                ranks[0 if src < S else 3].append(move)
+            if src == T:
+                if not terrace_free:
+                    continue
+                lone = False
+            else:
+                lone = src >= PILE1 and len(pile) == 1
+            targets = accepts_pile.get(_COLOUR_KEY[card])
+            if targets:
+                if src < S:
+                    rank = 2
+                elif hasty and not self._reveals(game, src):
+                    rank = -1
+                else:
+                    rank = 1 if lone else 5
+                if rank >= 0:
+                    for t in targets:
+                        if t != src:
+                            ranks[rank].append((src, t))
+            if gaps and (src == W or any_gap) and not lone:
+                for t in gaps:
+                    if t != src:
+                        ranks[1].append((src, t))
+                        break  # gaps are alike
+        if p[S]:
+            if not (game._recycles_left < self.recycles and p[W]):
+                ranks[4].append((S, W))
+        elif p[W] and game._recycles_left > 0:
+            ranks[6].append((W, S))
+        r0, r1, r2, r3, r4, r5, r6 = ranks
+        return r0 + r1 + r2 + r3 + r4 + r5 + r6
 
     def _safe(self, game: FamilyGame, src: int, dst: int) -> bool:
         p = game._places

@@ -39,6 +39,17 @@ class LouisAdapter:
         places, game._deal_no, game._first_circuit, game._last, game._live = cast(State, state)
         game._places = [p[:] for p in places]
 
+    def play(self, game: Game, move: Move) -> object:
+        state = self.snapshot(game)
+        game._apply(move)
+        return state
+
+    def undo(self, game: Game, move: Move, token: object) -> None:
+        self.restore(game, token)
+
+    def won(self, game: Game) -> bool:
+        return game._won()
+
     def key(self, game: Game) -> bytes:
         assert isinstance(game, LouisGame)
         p = game._places

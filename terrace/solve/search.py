@@ -3,9 +3,11 @@
 A depth-first walk with one set of every position visited (by a canonical key)
 is a complete search for "can a won position be reached": when the walk ends
 without a win, no win exists. The engine adapters (``family.py``, ``louis.py``)
-supply the key, the ordered and pruned moves of a position, and a cheap
-snapshot of the engine's state; the engine's own ``_generate`` and ``_apply``
-play the moves, so the solver follows the very rules the server checks.
+supply the key, the ordered and pruned moves of a position, and play and take
+back a move in place (the family adapter with its own generation and undo,
+held to the engine's ``_generate`` and ``_apply`` by a property test; Louis's
+with the engine's own and a snapshot), so the solver follows the very rules the
+server checks; every "won" line is replayed on the engine besides.
 
 The walk is deterministic: the same game and node budget give the same answer
 and the same line. A time budget may stop it earlier ("unknown"), never change a
@@ -17,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..game import Game, Move
 
@@ -38,11 +40,17 @@ class Adapter(Protocol):
         """The moves worth trying, best first; a lone safe move when there is one."""
         ...
 
-    def snapshot(self, game: Game) -> object:
-        """The engine's whole mutable state, to put back with :meth:`restore`."""
+    def play(self, game: Game, move: Move) -> object:
+        """Play ``move`` (one of :meth:`moves`) in place; returns what :meth:`undo` needs."""
         ...
 
-    def restore(self, game: Game, state: object) -> None: ...
+    def undo(self, game: Game, move: Move, token: object) -> None:
+        """Take back ``move``, played last by :meth:`play` (which gave ``token``)."""
+        ...
+
+    def won(self, game: Game) -> bool:
+        """Whether every card is home."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -73,76 +81,85 @@ def search(
 ) -> Solution:
     """Search from ``game``'s position (``game`` itself is left unchanged).
 
+    ``adapter`` must have been made for ``game`` (it plays on a copy of it).
     With ``discrepancies`` the search is a limited discrepancy search: a line may
     leave the adapter's first choice at most that many times below the root. It may then miss
     wins, so it never answers "lost" (it says "unknown" when it ends without a win).
     """
     start = clock()
     g = game.copy()
-    if g._won():
+    if adapter.won(g):
         return Solution(WON, (), 1, clock() - start)
     deadline = None if seconds is None else start + seconds
     limit = nodes if discrepancies is None else discrepancies
+    lds = discrepancies is not None
     # key -> the most discrepancies left when it was expanded: a position met again
     # with more left is expanded again (with ``discrepancies=None`` never)
     seen = {adapter.key(g): limit}
-    frames: list[tuple[object, list[Move], int, int]] = [(adapter.snapshot(g), adapter.moves(g), 0, limit)]
-    path: list[str] = []
+    play, undo, key_of, moves_of, won = adapter.play, adapter.undo, adapter.key, adapter.moves, adapter.won
+    # one frame per position on the line: its moves, the next to try, discrepancies left
+    frames: list[list[Any]] = [[moves_of(g), 0, limit]]
+    line: list[tuple[Move, object]] = []  # the moves played to reach the top frame, with their tokens
     verdict = LOST
     visited = 1
+    check = _CLOCK_EVERY if deadline is not None else nodes + 1
     while frames:
-        state, moves, i, left = frames[-1]
+        frame = frames[-1]
+        moves, i, left = frame
         if i == len(moves):
             frames.pop()
-            if path:
-                path.pop()
+            if line:
+                move, token = line.pop()
+                undo(g, move, token)
             continue
-        frames[-1] = (state, moves, i + 1, left)
+        frame[1] = i + 1
         # the root's choices are free: the first move (the base) matters most
-        child_left = left - 1 if i and discrepancies is not None and len(frames) > 1 else left
-        if child_left < 0:
-            continue
+        if lds and i and len(frames) > 1:
+            child_left = left - 1
+            if child_left < 0:
+                continue
+        else:
+            child_left = left
         move = moves[i]
-        adapter.restore(g, state)
-        name = g.move_name(move)
-        g._apply(move)
-        if g._won():
-            path.append(name)
+        token = play(g, move)
+        if won(g):
+            line.append((move, token))
             verdict = WON
             break
-        key = adapter.key(g)
+        key = key_of(g)
         before = seen.get(key)
         if before is not None and before >= child_left:
+            undo(g, move, token)
             continue
         seen[key] = child_left
         visited += 1
-        if visited >= nodes or (deadline is not None and visited % _CLOCK_EVERY == 0 and clock() >= deadline):
+        if visited >= nodes or (visited % check == 0 and clock() >= deadline):  # type: ignore[operator]
             verdict = UNKNOWN
             break
-        path.append(name)
-        frames.append((adapter.snapshot(g), adapter.moves(g), 0, child_left))
-    if verdict == LOST and discrepancies is not None:
+        line.append((move, token))
+        frames.append([moves_of(g), 0, child_left])
+    if verdict == LOST and lds:
         verdict = UNKNOWN
-    line = tuple(path) if verdict == WON else ()
-    return Solution(verdict, line, visited, clock() - start)
+    names = tuple(game.move_name(m) for m, _ in line) if verdict == WON else ()
+    return Solution(verdict, names, visited, clock() - start)
 
 
 def dive(game: Game, adapter: Adapter, steps: int) -> Game:
     """The search's first line from ``game``: the adapter's first choice at every position
-    that leads somewhere new, for at most ``steps`` moves. Returns where it ends (a copy)."""
+    that leads somewhere new, for at most ``steps`` moves. Returns where it ends (a copy).
+    ``adapter`` must have been made for ``game``."""
     g = game.copy()
     seen = {adapter.key(g)}
     for _ in range(steps):
-        if g._won():
+        if adapter.won(g):
             break
-        state = adapter.snapshot(g)
         for move in adapter.moves(g):
-            g._apply(move)
+            token = adapter.play(g, move)
             key = adapter.key(g)
             if key not in seen:
                 seen.add(key)
                 break
-            adapter.restore(g, state)
+            adapter.undo(g, move, token)
         else:
             break
     g._legal = None

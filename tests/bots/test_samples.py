@@ -9,12 +9,17 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import terrace
 from bots.bot import Bot
 from bots.samples.greedy import GreedyBot
 from bots.samples.planner import PlannerBot
 from bots.samples.sampler import SamplerBot
+from terrace.solve import solve
+from tests.terrace.positions import family_game
+from tests.terrace.solve.test_solver import endgame, full_foundations
 
 VARIANTS = ("terrace", "queen-of-italy", "signora", "louis")
 
@@ -144,3 +149,43 @@ def test_sampler_knows_the_order_of_louis_second_deal() -> None:
         (order,) = bot.orders(game.view(), 3)
         assert order == [terrace.NAME[c] for c in game._places[24][::-1]]
         game.play(bot.choose(json.loads(json.dumps(game.view())), game.legal_moves()) or "")
+
+
+@settings(max_examples=120, deadline=None)  # cheap endgames; about one in twenty is lost
+@given(
+    st.sampled_from(["terrace", "queen-of-italy", "signora"]),
+    st.integers(0, 10**6),
+    st.integers(2, 9),
+    st.sampled_from([PlannerBot, SamplerBot]),
+)
+def test_solver_verdicts_agree_with_the_bots_play(
+    variant: str, seed: int, k: int, factory: type[Bot]
+) -> None:
+    # "won" replays to a won game; a bot (which cannot do better than a won line exists)
+    # never wins what the solver called "lost".
+    game = endgame(variant, random.Random(seed), k)
+    s = solve(game, nodes=20_000)
+    if s.verdict == "won":
+        replay = game.copy()
+        for move in s.moves:
+            replay.play(move)
+        assert replay.status == "won"
+    bot = start(factory(), variant, race=f"prop-{seed}")
+    play_out(bot, game, cap=300)
+    if s.verdict == "lost":
+        assert game.status != "won"
+
+
+def test_sampler_plays_the_solvers_line_once_nothing_is_hidden() -> None:
+    found = full_foundations(False)
+    del found[1][-2:]  # F1 ends at Tc: it wants a red jack, then a black queen
+    del found[5][-1:]  # F5 ends at Jd: it wants a black queen
+    game = family_game("terrace", foundations=found, terrace_cards=["Jh", "Qc"], piles={1: ["Qs"]})
+    line = solve(game, nodes=5_000).moves
+    assert line and game.view()["stock"] == 0  # the stock is empty: nothing is hidden
+    bot = start(SamplerBot(), "terrace")
+    assert bot.choose(game.view(), game.legal_moves()) == line[0]
+    assert bot.line == list(line[1:])  # the rest of the solver's line, to play as it is
+    game.play(line[0])
+    assert play_out(bot, game) == list(line[1:])
+    assert game.status == "won"

@@ -44,3 +44,11 @@ def test_pool_and_inline_agree() -> None:
 def test_solve_refuses_bad_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", *argv]) == 2
     assert "terrace-arena solve: error:" in capsys.readouterr().err
+
+
+def test_solve_with_a_cpu_clock_reports_it(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["solve", "--deals", "1-2", "--variant", "terrace", "--seconds", "0.5", "--clock", "cpu", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["clock"] == "cpu" and report["seconds"] == 0.5
+    assert report["variants"]["terrace"]["deals"] == 2
