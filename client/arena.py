@@ -46,7 +46,10 @@ def _span(ms: int) -> str:
 def arenas_table(answer: Message) -> RenderableType:
     now = answer["now"]
     table = Table(box=box.SIMPLE_HEAD)
-    for col in ("arena", "state", "variant", "pool", "when", "players", "races"):
+    # the id is what `terrace arena join ID` needs: never cut, the other columns give way
+    ids = [a["id"] for state in ("running", "upcoming", "finished") for a in answer[state]]
+    table.add_column("arena", no_wrap=True, min_width=max(map(len, ids), default=5))
+    for col in ("state", "variant", "pool", "when", "players", "races"):
         table.add_column(col, justify="right" if col in ("players", "races") else "left")
     for state in ("running", "upcoming", "finished"):
         for a in answer[state]:

@@ -8,9 +8,11 @@ import json
 import re
 import time
 
+from rich.console import Console
+
 from bots.samples.greedy import GreedyBot
 from bots.sdk import play
-from client.arena import ArenaTable
+from client.arena import ArenaTable, arenas_table
 from server.app import RaceServer
 from terrace.arena import make_spec
 
@@ -40,6 +42,28 @@ async def test_list_shows_each_arena_with_its_state(server: RaceServer) -> None:
     assert [a["id"] for a in listed["upcoming"]] == ["later"] and [a["id"] for a in listed["running"]] == [
         "on"
     ]
+
+
+def test_the_arena_list_never_cuts_an_id_at_80_columns() -> None:
+    now = 1_795_571_500_000
+    row = {"variant": "terrace", "goal": "terrace", "pool": "all", "players": 0, "races": 0}
+    answer = {
+        "now": now,
+        "running": [
+            {
+                **row,
+                "id": "terrace-all-29926190",
+                "name": "terrace all",
+                "starts_ms": now,
+                "ends_ms": now + 90_000,
+            }
+        ],
+        "upcoming": [],
+        "finished": [],
+    }
+    console = Console(width=80, record=True)
+    console.print(arenas_table(answer))
+    assert "terrace-all-29926190" in console.export_text()
 
 
 async def test_show_and_verify_an_arena_raced_to_its_end_and_a_forged_one_fails(server: RaceServer) -> None:
