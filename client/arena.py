@@ -19,6 +19,7 @@ from typing import Any
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from link import Connection, Refused, checked, fetch
@@ -35,7 +36,8 @@ def _when(a: Message, now: int) -> str:
         return f"starts in {_span(a['starts_ms'] - now)}"
     if now < a["ends_ms"]:
         return f"ends in {_span(a['ends_ms'] - now)}"
-    return "ended " + dt.datetime.fromtimestamp(a["ends_ms"] / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    # short enough for 80 columns beside the longest scheduled id; Z: UTC
+    return "ended " + dt.datetime.fromtimestamp(a["ends_ms"] / 1000, dt.UTC).strftime("%m-%d %H:%MZ")
 
 
 def _span(ms: int) -> str:
@@ -45,17 +47,27 @@ def _span(ms: int) -> str:
 
 def arenas_table(answer: Message) -> RenderableType:
     now = answer["now"]
-    table = Table(box=box.SIMPLE_HEAD)
-    # the id is what `terrace arena join ID` needs: never cut, the other columns give way
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    # the id is what `terrace arena join ID` needs: never cut; what the arena is goes below it
     ids = [a["id"] for state in ("running", "upcoming", "finished") for a in answer[state]]
-    table.add_column("arena", no_wrap=True, min_width=max(map(len, ids), default=5))
-    for col in ("state", "variant", "pool", "when", "players", "races"):
-        table.add_column(col, justify="right" if col in ("players", "races") else "left")
+    table.add_column("arena", min_width=max(map(len, ids), default=5))  # the id's line fits, always
+    table.add_column("state", no_wrap=True)
+    table.add_column("when")
+    table.add_column("players", justify="right")
+    table.add_column("races", justify="right")
     for state in ("running", "upcoming", "finished"):
         for a in answer[state]:
-            name = a["id"] if a["name"] in ("", a["id"]) else f"{a['id']} ({a['name']})"
+            named = a["name"] not in (
+                a["id"],
+                f"{a['variant']} {a['pool']}",
+            )  # a schedule's own name says no more
+            about = " · ".join(x for x in (a["name"] if named else "", a["variant"], a["pool"]) if x)
             table.add_row(
-                name, state, a["variant"], a["pool"], _when(a, now), str(a["players"]), str(a["races"])
+                f"{a['id']}\n[dim]{escape(about)}[/dim]",
+                state,
+                _when(a, now),
+                str(a["players"]),
+                str(a["races"]),
             )
     return table
 

@@ -33,8 +33,10 @@ async def test_list_shows_each_arena_with_its_state(server: RaceServer) -> None:
     await server.arenas.create(make_spec("on", "terrace", "bots", now - 60_000, 30))
     code, out, _ = await _run("arena", "list", "--server", server.url)
     assert code == 0
-    later = next(line for line in out.splitlines() if "later" in line)
-    assert "Later cup" in later and "upcoming" in later and "signora" in later and "starts in 2h0" in later
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("later"))
+    later, below = lines[at], lines[at + 1]  # the id's row, then what the arena is
+    assert "upcoming" in later and "starts in 2h0" in later and "Later cup · signora · all" in below
     on = next(line for line in out.splitlines() if line.strip().startswith("on"))
     assert "running" in on and re.search(r"ends in 2[89]:\d\d", on)
     code, out, _ = await _run("arena", "list", "--server", server.url, "--json")
@@ -46,24 +48,44 @@ async def test_list_shows_each_arena_with_its_state(server: RaceServer) -> None:
 
 def test_the_arena_list_never_cuts_an_id_at_80_columns() -> None:
     now = 1_795_571_500_000
-    row = {"variant": "terrace", "goal": "terrace", "pool": "all", "players": 0, "races": 0}
+    row = {"goal": "terrace", "players": 3, "races": 7}
+    longest = "queen-of-italy-humans-29926190"  # the longest id a schedule makes
     answer = {
         "now": now,
         "running": [
             {
                 **row,
-                "id": "terrace-all-29926190",
-                "name": "terrace all",
+                "id": longest,
+                "name": "queen-of-italy humans",
+                "variant": "queen-of-italy",
+                "pool": "humans",
                 "starts_ms": now,
                 "ends_ms": now + 90_000,
-            }
+            },
         ],
         "upcoming": [],
-        "finished": [],
+        "finished": [
+            {
+                **row,
+                "id": "friday-cup",
+                "name": "Friday cup",
+                "variant": "terrace",
+                "pool": "all",
+                "starts_ms": now - 9_000_000,
+                "ends_ms": now - 7_200_000,
+            },
+        ],
     }
     console = Console(width=80, record=True)
     console.print(arenas_table(answer))
-    assert "terrace-all-29926190" in console.export_text()
+    lines = console.export_text().splitlines()
+    header = next(line for line in lines if line.startswith("arena"))
+    assert header.split() == ["arena", "state", "when", "players", "races"]  # none squeezed out
+    first = next(i for i, line in enumerate(lines) if longest in line)
+    assert "running" in lines[first] and "ends in 1:30" in lines[first] and lines[first].endswith("7")
+    assert "queen-of-italy · humans" in lines[first + 1]  # a schedule's own name says no more
+    cup = next(i for i, line in enumerate(lines) if "friday-cup" in line)
+    assert "ended 11-24 23:51Z" in lines[cup] and "Friday cup · terrace · all" in lines[cup + 1]
 
 
 async def test_show_and_verify_an_arena_raced_to_its_end_and_a_forged_one_fails(server: RaceServer) -> None:
