@@ -179,6 +179,13 @@ class Arenas:
             elif isinstance(effect, Changed):
                 self._show(arena)
 
+    def _racing(self, player_id: str) -> bool:
+        """Whether the player is in a race here, or waits for an arena race of theirs to end."""
+        player = self.accounts.get(player_id)
+        if player is not None and player.race is not None and player.race in self.registry.drivers:
+            return True
+        return self.playing.get(player_id) in self.registry.drivers
+
     def _free(self, player_id: str) -> Player | None:
         """The player, if they are connected here, not queued and in no race here."""
         player = self.accounts.get(player_id)
@@ -201,6 +208,11 @@ class Arenas:
 
     async def _unpair(self, arena: Arena, player_id: str) -> None:
         player = self.accounts.get(player_id)
+        over = arena.spec.state_at(now_ms()) == "finished"
+        if over and player is not None and player.connection is not None and self._racing(player_id):
+            # a race paired before the end is still to play, and counts: `arena_over` waits for its
+            # end (the next tick after it unpairs again), or a bot told now would leave it unplayed
+            return
         if self.members.get(player_id) == arena.spec.id:
             del self.members[player_id]
         if player is not None and player.queued == queue_key(arena.spec):

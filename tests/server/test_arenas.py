@@ -211,6 +211,26 @@ async def test_a_joined_player_is_queued_when_the_arena_starts(server: RaceServe
     assert server.arenas.races[started["race"]] == "soon"
 
 
+async def test_a_race_paired_before_the_end_is_played_and_arena_over_comes_after_it(
+    server: RaceServer, connect: Connect
+) -> None:
+    await server.arenas.create(spec_from_now("closing", 2, pool="all"))  # over while they race
+    a, b = await connect(name="Late"), await connect(name="Comer")
+    for c in (a, b):
+        assert (await c.request("arena_join", arena="closing"))["type"] == "arena_joined"
+    race = (await a.wait("started", timeout=10))["race"]
+    await b.wait("started", timeout=10)
+    ends = (await server.arenas.load("closing")).spec.ends_ms
+    # three ticks of the arena clock past its end: an `arena_over` sent at the end would be here
+    await eventually(lambda: time.time() * 1000 > ends + 1_500, what="the arena's end and three ticks")
+    assert a.take_all("arena_over") == [] and b.take_all("arena_over") == []
+    for c in (a, b):
+        assert (await c.request("resign", race=race))["type"] == "resigned"
+    for c in (a, b):
+        assert (await c.wait("arena_over", timeout=10))["arena"] == "closing"
+    assert race in (await server.arenas.load("closing")).details(0)["race_ids"]
+
+
 async def test_watchers_hear_standings_as_races_end(server: RaceServer, connect: Connect) -> None:
     await server.arenas.create(spec_from_now("watched", 30, delay=0.5))  # two bots: within the limits
     watcher = await connect()
