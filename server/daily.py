@@ -18,6 +18,9 @@ and runs the attempts:
   never on the board. The daily board is a board of its own: no rating changes (see README).
 
 Time comes from ``clock`` (Unix seconds); tests set it to let a day end.
+
+Kept as one module (about 470 lines): seeds, attempts, the board and the reveal all read and
+write the same store keys of one day; the challenges built on it are in :mod:`server.challenges`.
 """
 
 from __future__ import annotations

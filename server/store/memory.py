@@ -1,7 +1,7 @@
 """The embedded memory store (the default): everything in dicts, in one process, gone on restart.
 
-Kept as one module (about 350 lines): one implementation of one interface, method by method
-beside the Redis store's, which reads best in one place.
+Kept as one module (about 450 lines): one implementation of one interface, method by method
+beside the Redis store's (same order, same names), which reads best in one place.
 """
 
 from __future__ import annotations
