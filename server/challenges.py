@@ -28,7 +28,6 @@ from .archive import until_stored
 from .daily import MAX_GHOSTS, Daily, Message
 from .driver import RaceDriver, now_ms
 from .registry import timing
-from .winnable import draw_winnable
 
 KEEP = 30 * 86_400  # a challenge, its attempts and records are kept this long
 
@@ -37,13 +36,13 @@ class Challenges:
     def __init__(self, daily: Daily) -> None:
         self.daily = daily
 
-    async def create(self, player: Player, req: Mapping[str, Any]) -> Message:
+    async def create(self, player: Player, req: Mapping[str, Any], address: str = "?") -> Message:
         """Draw a winnable secret deal and start its creator's attempt on it."""
         variant = str(req["variant"])
         registry = self.daily.registry
         registry.check_free(player)
         seconds = registry.config.winnable_seconds
-        drawn = await draw_winnable(registry.searches.executor, variant, RULES_VERSION, seconds)
+        drawn = await registry.draws.draw(address, variant, RULES_VERSION, seconds)
         if drawn is None:
             raise ProtocolError("no_winnable_deal", seconds=f"{seconds:g}")
         cid = "c" + secrets.token_hex(5)

@@ -382,7 +382,7 @@ class Handlers:
 
     async def on_challenge_create(self, conn: Connection, req: dict[str, Any]) -> Message:
         assert self.challenges is not None
-        return await self.challenges.create(self._player(conn), req)
+        return await self.challenges.create(self._player(conn), req, conn.address)
 
     async def on_challenge_play(self, conn: Connection, req: dict[str, Any]) -> Message:
         assert self.challenges is not None

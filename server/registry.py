@@ -26,7 +26,7 @@ from .driver import RaceDriver, Searches, now_ms
 from .journal import Journal
 from .metrics import Metrics
 from .nodes import Cluster
-from .winnable import Drawn, draw_winnable
+from .winnable import Drawn, Draws
 
 log = logging.getLogger("terrace.server")
 
@@ -68,6 +68,8 @@ class Registry:
         self.journal = journal
         self.searches = searches
         self.metrics = metrics
+        # winnable deals drawn on demand: in turn, one address after another (server.winnable)
+        self.draws = Draws(searches.executor, config.search_workers - 1)
         self.cluster: Cluster | None = None  # one node of many: see server.nodes
         self.drivers: dict[str, RaceDriver] = {}  # races not over yet
         self.made_by: dict[str, tuple[str, str]] = {}  # unstarted race id -> its creator's id and address
@@ -124,7 +126,7 @@ class Registry:
         """``create`` on a deal the solver proved winnable (server.winnable), drawn in a worker."""
         rules, _ = self._rules(player, req, address)  # a bad request is refused before the wait
         seconds = self.config.winnable_seconds
-        drawn = await draw_winnable(self.searches.executor, rules.variant, rules.rules_version, seconds)
+        drawn = await self.draws.draw(address, rules.variant, rules.rules_version, seconds)
         if drawn is None:
             raise ProtocolError("no_winnable_deal", seconds=f"{seconds:g}")
         return self.create(player, req, address, drawn)

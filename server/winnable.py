@@ -64,6 +64,65 @@ async def draw_winnable(executor: Executor, variant: str, rules_version: int, se
     return await loop.run_in_executor(executor, draw, variant, rules_version, seconds)
 
 
+class Draws:
+    """The line for draws made on demand (``create {deals: "winnable"}``, ``challenge_create``).
+
+    Each draw holds a worker for up to ``winnable_seconds``, in the pool the lost search of
+    live races needs. Unchecked, a flood of such requests from many connections of one
+    address queued a draw per connection in that pool: everyone else's moves and draws
+    waited behind them all. So at most ``at_once`` draws run at a time (one fewer than the
+    workers: one is always free for the lost search), and one address's draws go one after
+    another: it holds one place in the line however many connections it opens, and a
+    request from another address waits for at most one draw per address ahead of it.
+    A drawing worker cannot be stopped, so a draw keeps its place until the worker is done,
+    even if its requester has gone.
+    """
+
+    def __init__(self, executor: Executor, at_once: int) -> None:
+        self.executor = executor
+        self._at_once = asyncio.Semaphore(max(1, at_once))
+        self._addresses: dict[str, tuple[asyncio.Lock, int]] = {}  # address -> its turn, users
+
+    async def draw(self, address: str, variant: str, rules_version: int, seconds: float) -> Drawn | None:
+        """:func:`draw_winnable` in its turn (see the class docstring)."""
+        lock, users = self._addresses.get(address, (asyncio.Lock(), 0))
+        self._addresses[address] = (lock, users + 1)
+        try:
+            await lock.acquire()
+            try:
+                await self._at_once.acquire()
+            except BaseException:
+                lock.release()
+                raise
+        except BaseException:
+            self._leave(address)
+            raise
+        loop = asyncio.get_running_loop()
+        try:
+            future = loop.run_in_executor(self.executor, draw, variant, rules_version, seconds)
+        except BaseException:  # a pool shut down: nothing runs, the turn passes on
+            self._done(address, lock)
+            raise
+        future.add_done_callback(lambda f: self._done(address, lock, f))
+        return await asyncio.shield(future)  # a requester gone leaves the worker (and the turn) to end
+
+    def _done(
+        self, address: str, lock: asyncio.Lock, future: asyncio.Future[Drawn | None] | None = None
+    ) -> None:
+        if future is not None and not future.cancelled():
+            future.exception()  # read here: a requester gone never reads it
+        self._at_once.release()
+        lock.release()
+        self._leave(address)
+
+    def _leave(self, address: str) -> None:
+        lock, users = self._addresses[address]
+        if users <= 1:
+            del self._addresses[address]
+        else:
+            self._addresses[address] = (lock, users - 1)
+
+
 class Reserve:
     """A winnable deal drawn ahead for each winnable queue (see the module docstring).
 
