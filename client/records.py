@@ -343,7 +343,12 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     analysis: Message | None = None
     if not _opt(args, "no_hindsight", False):
         if not _opt(args, "json", False):
-            _say(out, "Asking the server where each game was lost (hindsight, the stock known)…")
+            # a first analysis takes the server's solver up to a minute: say so, or it looks hung
+            _say(
+                out,
+                "Asking the server where each game was lost (hindsight, the stock known; the first"
+                " time, up to a minute; --no-hindsight skips it)…",
+            )
         analysis, why = await hindsight(args.server, args.race, _opt(args, "analysis_wait", ANALYSIS_WAIT))
         if analysis is None and not _opt(args, "json", False):
             _say(out, f"No hindsight: {why}", "yellow")

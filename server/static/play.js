@@ -30,7 +30,8 @@ export function mount(main, joinId, conn) {
     const name = el("input", { id: "name", name: "name", value: store.get("name") || "", autocomplete: "nickname", size: 16 });
     const token = el("input", { id: "token", name: "token", type: "password", value: "", size: 16 });
     area.replaceChildren(el("form", { class: "hello", onsubmit: (e) => { e.preventDefault(); hello({ name: name.value.trim(), token: token.value.trim() }); } },
-      el("p", {}, "Race as a guest (pick a name) or with your account token (the one ", el("code", { text: "terrace register" }), " printed)."),
+      el("p", {}, "Race as a guest (pick a name) or with your account token (the one ", el("code", { text: "terrace-bot register" }), " printed, or the ",
+        el("code", { text: "token" }), " that ", el("code", { text: "terrace register" }), " kept in its credentials.json)."),
       el("label", { for: "name", text: "Name " }), name, " ",
       el("label", { for: "token", text: "or token " }), token, " ",
       el("button", { type: "submit", id: "go", text: "Go" })));
