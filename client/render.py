@@ -403,8 +403,12 @@ def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableT
 def finished_races(briefs: Sequence[Mapping[str, Any]]) -> RenderableType:
     """Recently finished races (``races`` answer's ``finished``): id, variant, goal, winner, players."""
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
-    for column in ("finished race", "variant", "goal", "winner", "players"):
-        table.add_column(column, no_wrap=column != "players", overflow="fold")
+    for column in ("finished race", "variant", "goal"):
+        table.add_column(column, no_wrap=True, overflow="fold")
+    # the winner and the players wrap between names (at 80 columns a winner kept on one line
+    # left the players a few columns, and every name was cut into pieces); a name is one word
+    table.add_column("winner", overflow="fold", min_width=16)
+    table.add_column("players", overflow="fold", min_width=16)
     for brief in briefs:
         results = list(brief.get("results") or [])
         first = [r for r in results if r.get("place") == 1]

@@ -19,14 +19,16 @@ Connect = Callable[..., Awaitable[Client]]
 TERRACE = str(Path(sys.executable).parent / "terrace")
 
 
-async def _run(*args: str, stdin: bytes = b"", timeout: float = 30) -> tuple[int, str, str]:
+async def _run(
+    *args: str, stdin: bytes = b"", timeout: float = 30, columns: int = 120
+) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         TERRACE,
         *args,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "COLUMNS": "120"},
+        env={**os.environ, "COLUMNS": str(columns)},
     )
     out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
     assert proc.returncode is not None
@@ -60,6 +62,24 @@ async def test_races_shows_finished_races_with_their_winner(server: RaceServer, 
     code, out, _ = await _run("races", "--server", server.url, "--json")
     [brief] = json.loads(out)["finished"]
     assert brief["id"] == race and brief["results"][0]["player"]["name"] == "alice"
+
+
+async def test_races_at_80_columns_never_cut_a_players_name(server: RaceServer, connect: Connect) -> None:
+    names = ["house-greedy-10", "house-planner-4", "house-greedy-11", "newcomer"]
+    players = [await connect(name=n) for n in names]
+    created = await players[0].request("create", variant="queen-of-italy", seats=4, start="full")
+    race = created["race"]["id"]
+    for p in players[1:]:
+        assert (await p.request("join", race=race))["type"] == "joined"
+    for p in players:
+        await p.wait("started")
+        assert (await p.request("resign", race=race))["type"] == "resigned"
+    await players[0].wait("finished")
+    code, out, _ = await _run("races", "--server", server.url, columns=80)
+    assert code == 0
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    words = out.replace(",", " ").split()
+    assert all(n in words for n in names), out  # each name whole on one line
 
 
 async def test_watch_the_lobby_as_json_lines_sees_a_race_being_created(
