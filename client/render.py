@@ -375,8 +375,10 @@ def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableT
     if kind == "fastest":
         parts.append(f"goal {answer.get('goal')}")
         parts.append(str(answer.get("period_key") or "all time"))
-    title = " · ".join(parts) + f"  ({answer.get('total', 0)} players)"
-    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    total = answer.get("total", 0)
+    title = " · ".join(parts) + f"  ({total} player{'' if total == 1 else 's'})"
+    # the title on a line of its own: as the table's title it wrapped to a narrow table's width
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("player", no_wrap=True)
     table.add_column(
@@ -397,7 +399,7 @@ def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableT
         table.add_row(*cells)
     if not answer.get("rows"):
         return Text(title + "\nNobody on this board yet. " + EMPTY_BOARD.get(str(kind), EMPTY_BOARD["wins"]))
-    return table
+    return Group(Text(title, style="italic"), table)
 
 
 def finished_races(briefs: Sequence[Mapping[str, Any]]) -> RenderableType:
