@@ -16,6 +16,8 @@ from dataclasses import dataclass, fields
 
 from terrace.arena import parse_schedules
 
+from .limits import proxy_networks
+
 
 @dataclass(frozen=True)
 class Config:
@@ -56,6 +58,7 @@ class Config:
     races_page: int = 200  # races in one `races` or `subscribe` answer
     registrations_per_hour: int = 20  # accounts one address may register in an hour
     origins: str = ""  # web origins besides the server's own pages that may open /ws ("*": any)
+    trusted_proxies: str = ""  # proxies whose X-Forwarded-For names the client (addresses or networks)
     rated_seats_per_address: int = 1  # registered players of one address one race may seat (0: any)
     winnable_seconds: float = 8.0  # longest a `create {deals: "winnable"}` waits for a proven deal
     restore_budget: float = 2.0  # seconds of log replay a starting server waits for before it accepts
@@ -112,6 +115,8 @@ _HELP = {
     "registrations_per_hour": "accounts one address may register in an hour",
     "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
     "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
+    "trusted_proxies": "comma-separated addresses or networks of proxies in front of the server: for a connection from one,"
+    " the per-address limits count the client its X-Forwarded-For names, not the proxy",
     "winnable_seconds": "longest a winnable-only create searches for a winnable deal before refusing",
     "restore_budget": "seconds a starting server spends replaying race logs before it accepts connections",
     "memory_sessions": "sessions the in-memory store keeps; past it the one put longest ago goes",
@@ -194,6 +199,10 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
             problems.append("--daily-secret must be hexadecimal")
     if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
         problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
+    try:
+        proxy_networks(config.trusted_proxies)
+    except ValueError as e:
+        problems.append(f"--trusted-proxies: {e}")
     try:
         parse_schedules(config.arena_schedule)
     except ValueError as e:

@@ -37,7 +37,7 @@ WRITE_LIMIT = 32_768  # websockets' write high-water mark: past it a client is b
 
 async def serve_connection(server: RaceServer, ws: ServerConnection) -> None:
     """Run one websocket connection until it closes, then forget it."""
-    where = address(ws)
+    where = address(server, ws)
     config = server.config
     outbound = Outbound(
         behind=WRITE_LIMIT,

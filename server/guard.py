@@ -29,7 +29,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
 from .config import Config
-from .limits import AddressBuckets, AddressCounter, TokenBucket, address_key
+from .limits import AddressBuckets, AddressCounter, TokenBucket, address_key, proxy_networks
 from .metrics import Metrics
 
 CLOSE_POLICY = 1008
@@ -47,6 +47,7 @@ class Guard:
         cap = config.max_conns_per_address
         self.open = AddressCounter(cap + max(cap, REFUSALS))  # sockets, those waiting for a 429 included
         self.buckets = AddressBuckets(config.address_rate, config.address_burst)
+        self.proxies = proxy_networks(config.trusted_proxies)  # whose X-Forwarded-For names the client
 
     def accept(self, address: str) -> Admission:
         """Count a new socket from ``address``: ``in``, ``over`` (to be answered 429), or ``dropped``."""

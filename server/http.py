@@ -21,7 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from .limits import address_key
+from .limits import client_address
 
 HANDSHAKE_COST = 10  # tokens of the address's bucket a websocket handshake costs
 
@@ -29,9 +29,15 @@ if TYPE_CHECKING:
     from .app import RaceServer
 
 
-def address(connection: ServerConnection) -> str:
+def address(server: RaceServer, connection: ServerConnection, request: Request | None = None) -> str:
+    """The address a connection's per-address limits count: its peer's, or behind a trusted
+    proxy (``--trusted-proxies``) the client's that the proxy forwarded (server.limits)."""
     remote = connection.remote_address
-    return address_key(str(remote[0])) if remote else "?"
+    if not remote:
+        return "?"
+    request = request if request is not None else connection.request
+    forwarded = ",".join(request.headers.get_all("X-Forwarded-For")) if request is not None else None
+    return client_address(str(remote[0]), forwarded, server.guard.proxies)
 
 
 def route(server: RaceServer, connection: ServerConnection, request: Request) -> Response | None:
@@ -55,7 +61,7 @@ def _route(server: RaceServer, connection: ServerConnection, request: Request, p
             return connection.respond(
                 http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
             )
-        bucket = server.guard.buckets[address(connection)]
+        bucket = server.guard.buckets[address(server, connection, request)]
         wait = bucket.wait(HANDSHAKE_COST)
         bucket.charge(HANDSHAKE_COST)  # a new connection is work: it costs its address tokens
         if wait:

@@ -72,6 +72,56 @@ def address_key(ip: str) -> str:
     return ip
 
 
+Networks = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+
+
+def proxy_networks(spec: str) -> Networks:
+    """The networks of ``--trusted-proxies`` (``"10.0.0.5, 10.1.0.0/16"``); ValueError names a bad one."""
+    networks = []
+    for part in (p.strip() for p in spec.split(",")):
+        if part:
+            try:
+                networks.append(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                raise ValueError(f"{part!r} is not an address or a network") from None
+    return tuple(networks)
+
+
+def client_address(peer: str, forwarded: str | None, proxies: Networks) -> str:
+    """The address the per-address limits count for a connection from ``peer``.
+
+    Behind a proxy every connection comes from the proxy, so every player would share one
+    address's limits (one rated seat a race, 20 registrations an hour, one token bucket).
+    When ``peer`` is a trusted proxy, the client is the last address in ``X-Forwarded-For``
+    (``forwarded``, every such header joined by commas) that is not a trusted proxy itself:
+    each proxy appends the address it saw, so what stands to the right of the first untrusted
+    address was written by proxies we trust, and anything to its left may be made up by the
+    client. A hop that is not an address means a proxy we do not understand: the peer counts.
+    """
+
+    def trusted(ip: str) -> bool:
+        try:
+            parsed = ipaddress.ip_address(ip)
+        except ValueError:
+            return False
+        if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+            parsed = parsed.ipv4_mapped
+        return any(parsed in net for net in proxies)
+
+    if not proxies or not forwarded or not trusted(peer):
+        return address_key(peer)
+    client = peer
+    for hop in reversed([h.strip().strip("[]") for h in forwarded.split(",")]):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            return address_key(peer)
+        client = hop
+        if not trusted(hop):
+            break
+    return address_key(client)
+
+
 def cost(size: int, bytes_per_token: int) -> float:
     """The tokens a message of ``size`` bytes costs: one, plus one per ``bytes_per_token``."""
     return 1.0 + size // bytes_per_token

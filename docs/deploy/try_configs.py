@@ -10,7 +10,9 @@ certificate paths rewritten); then, through ``wss://`` with a self-signed certif
 ``/healthz``; two players connect to the shared address, one makes a race, the other joins it
 (following a ``redirect`` when the proxy sent it to the other node); both start and move; the
 node running the race is stopped (SIGTERM) and started again, as in a rolling restart, and the
-first player moves on (the other node took the race over). Prints what it saw; exits 1 on a failure.
+first player moves on (the other node took the race over). Then two accounts connect from two
+client addresses (127.0.0.2 and 127.0.0.3) and one race seats both: the nodes count the address
+the proxy forwards, not the proxy's. Prints what it saw; exits 1 on a failure.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from link.session import Session
 from tests.server.redis_server import RedisServer, free_port, redis_server_binary
@@ -61,7 +64,7 @@ def _config(name: str, tmp: Path, proxy: int, a: int, b: int) -> Path:
 
 def _node(redis_url: str, port: int, proxy: int, path: str, tmp: Path) -> subprocess.Popen[bytes]:
     args = [SERVER, "--port", str(port), "--redis-url", redis_url, "--countdown", "0"]
-    args += ["--public-url", f"wss://127.0.0.1:{proxy}/node/{path}/ws"]
+    args += ["--public-url", f"wss://127.0.0.1:{proxy}/node/{path}/ws", "--trusted-proxies", "127.0.0.1"]
     log = open(tmp / f"node-{path}.log", "ab")  # noqa: SIM115 (the process owns it)
     proc = subprocess.Popen(args, stdout=log, stderr=log)
     _until(lambda: _get(f"http://127.0.0.1:{port}/healthz")[0] == 200, f"node {path}")
@@ -117,6 +120,33 @@ async def _play(proxy: int, redis: RedisServer, restart: object) -> None:
         await s.close()
 
 
+async def _two_addresses(proxy: int) -> None:
+    """Two registered players from two addresses through the proxy, seated in one race: with the
+    default of one account per address a race, that works only if the node reads X-Forwarded-For."""
+    from websockets.asyncio.client import connect
+
+    async def ask(ws: Any, rid: int, **request: object) -> dict[str, Any]:
+        await ws.send(json.dumps({**request, "id": rid}))
+        while (answer := json.loads(await ws.recv())).get("re") != rid:
+            pass  # a push (pushes may come before an answer)
+        return answer  # type: ignore[no-any-return]
+
+    url = f"wss://127.0.0.1:{proxy}/node/a/ws"  # one node: no redirect to follow here
+    players = []
+    for name, source in (("carol", "127.0.0.2"), ("dave", "127.0.0.3")):
+        ws = await connect(url, subprotocols=["terrace.v1.json"], local_addr=(source, 0))  # type: ignore[list-item]
+        answer = await ask(ws, 1, type="register", name=name)
+        assert answer["type"] == "registered", answer
+        players.append(ws)
+    carol, dave = players
+    race = (await ask(carol, 2, type="create", variant="terrace", seats=2))["race"]["id"]
+    joined = await ask(dave, 2, type="join", race=race)
+    assert joined["type"] == "joined", joined
+    print(f"  carol (127.0.0.2) made race {race}; dave (127.0.0.3) joined it: two addresses, not the proxy's")
+    for ws in players:
+        await ws.close()
+
+
 def _try(proxy_name: str) -> None:
     binary = redis_server_binary()
     assert binary, "redis-server is needed"
@@ -156,6 +186,7 @@ def _try(proxy_name: str) -> None:
                 nodes[path] = _node(redis.url, ports[path], proxy, path, tmp)
 
             asyncio.run(_play(proxy, redis, restart))
+            asyncio.run(_two_addresses(proxy))
             print(f"{proxy_name}: OK")
         finally:
             proc.terminate()
