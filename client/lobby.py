@@ -103,7 +103,10 @@ class _Watch:
             title = f"race {self.race} · {race.get('variant', '?')} · {race.get('state', '?')}"
             return Group(title, standings(self.rows.get(self.race, [])))
         live = [r for r in self.races.values() if r.get("state") != "finished"]
-        parts: list[Any] = [lobby(live) if live else "No races right now."]
+        # the screen waits for news: say so, or an empty lobby looks like a command that hung
+        parts: list[Any] = [
+            lobby(live) if live else "No races right now; watching for new ones (Ctrl-C stops)."
+        ]
         if (note := more(len(self.races), self.total)) is not None:
             parts.append(note)
         for race_id, rows in self.rows.items():

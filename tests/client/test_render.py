@@ -351,3 +351,10 @@ def test_a_rating_board_shows_the_races_each_player_played() -> None:
     header = next(line for line in text.splitlines() if line.split()[:2] == ["#", "player"])
     assert header.split()[-1] == "races"
     assert text.splitlines()[-1].split()[-1] == "42"
+
+
+async def test_watching_an_empty_lobby_says_it_waits_and_how_to_stop() -> None:
+    from client.lobby import _Watch
+
+    text = to_text(_Watch(None).renderable(), 80)
+    assert "No races right now; watching for new ones (Ctrl-C stops)." in text
