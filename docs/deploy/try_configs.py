@@ -134,7 +134,12 @@ async def _two_addresses(proxy: int) -> None:
     url = f"wss://127.0.0.1:{proxy}/node/a/ws"  # one node: no redirect to follow here
     players = []
     for name, source in (("carol", "127.0.0.2"), ("dave", "127.0.0.3")):
-        ws = await connect(url, subprotocols=["terrace.v1.json"], local_addr=(source, 0))  # type: ignore[list-item]
+        ws = await connect(
+            url,
+            subprotocols=["terrace.v1.json"],  # type: ignore[list-item]
+            origin=f"https://127.0.0.1:{proxy}",  # type: ignore[arg-type]  # as the web pages do
+            local_addr=(source, 0),
+        )
         answer = await ask(ws, 1, type="register", name=name)
         assert answer["type"] == "registered", answer
         players.append(ws)
@@ -186,6 +191,10 @@ def _try(proxy_name: str) -> None:
                 nodes[path] = _node(redis.url, ports[path], proxy, path, tmp)
 
             asyncio.run(_play(proxy, redis, restart))
+            # a node just restarted is back in the proxy's rotation after its health checks pass
+            _until(
+                lambda: _get(f"https://127.0.0.1:{proxy}/node/a/ws")[0] not in (0, 502, 503), "node a again"
+            )
             asyncio.run(_two_addresses(proxy))
             print(f"{proxy_name}: OK")
         finally:
