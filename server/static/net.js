@@ -1,6 +1,10 @@
 // One websocket to the server over the JSON subprotocol: requests matched to answers by id,
 // pushes handed to listeners, and a reconnect with backoff that calls `onOpen` again each time.
+// A close with 4001 (another connection took this session over: the same player in another tab
+// or window) is final: reconnecting would take it back, and the two tabs would take the session
+// from each other for ever. Listeners of "replaced" hear of it; a reload comes back.
 const PROTOCOL = "terrace.v1.json";
+const REPLACED = 4001;
 
 export class Conn {
   constructor(onOpen) {
@@ -27,10 +31,15 @@ export class Conn {
       setStatus("live", true);
       Promise.resolve(this.onOpen(this)).catch((e) => console.error(e));
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       this.open = false;
       for (const resolve of this.pending.values()) resolve({ type: "error", code: "disconnected", message: "The connection dropped." });
       this.pending.clear();
+      if (ev.code === REPLACED) {
+        setStatus("opened elsewhere; reload to come back");
+        for (const fn of this.listeners.get("replaced") || []) fn({ type: "replaced" });
+        return;
+      }
       setStatus("disconnected; reconnecting…");
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 5000);

@@ -224,6 +224,7 @@ export function mount(main, joinId, conn) {
     const box = document.getElementById("standings-box");
     if (box) box.replaceChildren(standingsTable(m.rows, s.game.view.variant));
   });
+  conn.on("replaced", () => say("You opened this game in another tab or window, and it went on there. Reload this page to play here.", "error"));
   conn.on("finished", (m) => { if (s.game && m.race === s.game.race) { s.result = m; s.mode = "finished"; render(); } });
   setInterval(() => {
     const c = document.getElementById("clock");

@@ -216,3 +216,22 @@ async def test_louis_plays_by_clicks_the_stock_deals_to_its_heap(server: RaceSer
     heaps = await page.locator(".heaps [data-place] .card").count()
     assert heaps == sum(m.startswith("S-") for m in played) - sum(not m.startswith("S-") for m in played)
     await shot(page, "play-louis")
+
+
+async def test_a_second_tab_takes_the_race_and_the_first_stays_away(housed: RaceServer, page: Any) -> None:
+    """Two tabs of one browser share the session: the newer one races, the older one says so and
+    stays away (it used to reconnect and take the session back, and so did the other, for ever)."""
+    await _start_against_house(page, housed, "tabby")
+    second = await page.context.new_page()
+    await second.goto(http_url(housed, "/play"))
+    await second.get_by_text("Back in the race.").wait_for()
+    await page.get_by_text("Reload this page to play here.").wait_for()
+    assert await page.locator("#status").text_content() == "opened elsewhere; reload to come back"
+    # the second tab keeps the race: it plays a move, and its connection was never taken back
+    seq = await second.locator("#seq").text_content()
+    await _click_move(second, _choose(await _legal(second)))
+    await _next_seq(second, seq or "")
+    assert await second.locator("#status").text_content() == "live"
+    assert await page.locator("#status").text_content() == "opened elsewhere; reload to come back"
+    await shot(page, "play-replaced")
+    await second.close()
