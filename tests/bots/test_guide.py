@@ -109,6 +109,8 @@ async def test_two_copies_of_the_raw_guide_bot_are_matched_and_race_to_the_end()
     assert one == two  # both saw the same end of the same race
     assert sorted(r["place"] for r in one["results"]) in ([1, 2], [1, 1])
     assert {r["player"]["name"] for r in one["results"]} == {"botone", "bottwo"}
+    # a program says so: standings mark it a bot, and house bots never wait a person's pace for it
+    assert [r["player"]["kind"] for r in one["results"]] == ["bot", "bot"]
     assert all(r["finished"] for r in one["results"])
     assert one["commitment"] == commitment(bytes.fromhex(one["seed"]))
 
