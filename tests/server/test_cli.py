@@ -84,6 +84,7 @@ def test_every_setting_has_its_environment_variable() -> None:
         "races_page": 50,
         "registrations_per_hour": 5,
         "origins": "https://race.example",
+        "trusted_proxies": "10.0.0.2,10.1.0.0/16",
         "rated_seats_per_address": 2,
         "winnable_seconds": 3.5,
         "restore_budget": 0.5,
@@ -183,13 +184,19 @@ def test_a_non_positive_limit_from_the_environment_is_refused_too(capsys: pytest
 
 @pytest.mark.parametrize(
     "argv",
-    [["--rate", "nan"], ["--queue-seats", "0"], ["--default-time-limit", "0"]],
-    ids=["rate-nan", "queue-seats-0", "default-time-limit-0"],
+    [
+        ["--rate", "nan"],
+        ["--queue-seats", "0"],
+        ["--default-time-limit", "0"],
+        ["--trusted-proxies", "proxy"],
+    ],
+    ids=["rate-nan", "queue-seats-0", "default-time-limit-0", "trusted-proxies-not-an-address"],
 )
 def test_settings_that_cannot_work_are_refused(argv: list[str]) -> None:
     # rate=nan: the token bucket's min(burst, nan) keeps it full, silently no rate limit;
     # queue_seats=0: matchmaking makes empty races until RecursionError;
-    # default_time_limit=0: races without a time_limit would end as they start.
+    # default_time_limit=0: races without a time_limit would end as they start;
+    # a trusted proxy that is not an address: every X-Forwarded-For would be ignored, silently.
     with pytest.raises(SystemExit):
         parse(argv, {})
 
