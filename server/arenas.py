@@ -77,9 +77,11 @@ class Arenas:
         self.watchers: dict[str, set[Connection]] = {}  # arena id -> connections watching it
         self.shown: dict[str, tuple[Any, ...]] = {}  # arena id -> what its watchers last heard
         self.clocks: dict[str, Arena] = {}  # arena id -> the arena as this node last ticked it
+        self.ends: dict[str, int] = {}  # arena id -> its end (ms), for every arena this node has loaded
         self._tasks: set[asyncio.Task[None]] = set()
         registry.on_matched = self.matched
         registry.on_over = self.race_over
+        registry.arena_open = self.open
 
     # ----- the store's arenas ------------------------------------------------------
 
@@ -101,6 +103,7 @@ class Arenas:
         spec = await self.store.arena_get(arena_id)
         if spec is None:
             raise ProtocolError("no_arena", arena=arena_id)
+        self.ends[arena_id] = int(spec["ends_ms"])
         players, results = await self.store.arena_players(arena_id), await self.store.arena_results(arena_id)
         return Arena.restore(ArenaSpec.from_dict(spec), players, results, now_ms() if now is None else now)
 
@@ -245,6 +248,12 @@ class Arenas:
         for p in group:
             self.members[p.id] = arena_id  # they play here now, whichever node they joined on
             self.playing[p.id] = driver.id
+
+    def open(self, arena_id: str) -> bool:
+        """Whether the arena still pairs players: not once its end has passed. An arena this node has
+        never loaded is taken as open: its players' own nodes load it before they queue them."""
+        ends = self.ends.get(arena_id)
+        return ends is None or now_ms() < ends
 
     def race_over(self, driver: RaceDriver, record: Message | None) -> None:
         arena_id = self.races.pop(driver.id, None)

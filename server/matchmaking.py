@@ -132,7 +132,7 @@ class Matchmaking:
         if waiting.timer is not None:
             waiting.timer.cancel()
             waiting.timer = None
-        if len(waiting.players) < 2 or not waiting.has_guest():
+        if len(waiting.players) < 2 or not waiting.has_guest() or not pairs_now(self.registry, key):
             return
         if key[3] == "winnable" and not self.reserve.has(key):
             self.reserve.want(key, key[0])
@@ -176,6 +176,13 @@ class Matchmaking:
 def wait_of(config: Config, key: QueueKey) -> float:
     """How long the queue ``key`` waits for a full group once two wait."""
     return min(config.queue_wait, ARENA_WAIT) if "@" in key[2] else config.queue_wait
+
+
+def pairs_now(registry: Registry, key: QueueKey) -> bool:
+    """Whether the queue ``key`` may make a race now: an arena's queue stops at the arena's end (its
+    players are taken out of it at the arena's next tick)."""
+    _, _, arena = key[2].partition("@")
+    return not arena or registry.arena_open(arena)
 
 
 def matched(registry: Registry, key: QueueKey, group: list[Player], drawn: Drawn | None = None) -> RaceDriver:

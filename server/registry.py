@@ -79,6 +79,9 @@ class Registry:
         # arenas (server.arenas): told of the races matchmaking makes for an arena, and of every race over
         self.on_matched: Callable[[str, RaceDriver, list[Player]], None] | None = None
         self.on_over: Callable[[RaceDriver, Message | None], None] | None = None
+        # whether an arena still pairs players (False once it has ended): asked just before a group is
+        # taken from an arena's queue, so no race starts after the end however late a queue is matched
+        self.arena_open: Callable[[str], bool] = lambda arena_id: True
 
     # ----- finding ------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from .accounts import Accounts, Player
 from .config import Config
-from .matchmaking import QueueKey, matched, wait_of
+from .matchmaking import QueueKey, matched, pairs_now, wait_of
 from .nodes import Cluster
 from .registry import Registry
 from .store import StoreDown
@@ -99,6 +99,8 @@ class SharedQueue:
         for name in names:
             key = queue_key(name)
             winnable = key[3] == "winnable"
+            if not pairs_now(self.registry, key):
+                continue
             while not winnable or self.reserve.has(key):
                 group = await self.store.queue_match(name, self.config.queue_seats, wait_of(self.config, key))
                 if not group:

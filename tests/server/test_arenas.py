@@ -14,11 +14,14 @@ from bots.samples.greedy import GreedyBot
 from bots.sdk import RaceResult, play
 from server import arenas as arenas_module
 from server.app import RaceServer
+from server.arenas import queue_key
 from terrace.arena import ArenaSpec, check_standings, make_spec
 from terrace.audit import audit
+from terrace.protocol import MSGPACK
 from tests.poll import eventually
 
 from .conftest import FAST, Connect, MakeServer, servers
+from .wire import Client
 
 SECONDS = 12  # the arena's length: short settings stand in for the 3 minutes of the issue
 REPAIR_MS = 2_000  # a player is paired again within this of their race ending
@@ -229,6 +232,33 @@ async def test_a_race_paired_before_the_end_is_played_and_arena_over_comes_after
     for c in (a, b):
         assert (await c.wait("arena_over", timeout=10))["arena"] == "closing"
     assert race in (await server.arenas.load("closing")).details(0)["race_ids"]
+
+
+async def test_players_still_in_an_arenas_queue_at_its_end_are_not_paired(
+    make_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The arena's tick takes its players out of its queue some time after the end; a queue matched in
+    # that moment (a busy node, another node's shared queue) must not start a race after the end.
+    monkeypatch.setattr(arenas_module, "TICK", 30.0)  # the tick that would unqueue them never comes
+    server = await make_server()
+    spec = spec_from_now("ended", 1, pool="all", delay=-5.0)  # began 5 s ago, ended 4 s ago
+    await server.arenas.create(spec)
+    players, clients = [], []
+    for name in ("Last", "Orders"):
+        client = await Client.open(server.url, MSGPACK)
+        clients.append(client)
+        welcome = await client.request("hello", name=name)
+        players.append(server.accounts.get(welcome["player"]["id"]))
+    assert server.registry.arena_open("ended")  # not looked at here yet
+    assert (await clients[0].request("arena", arena="ended"))["arena"]["state"] == "finished"
+    assert not server.registry.arena_open("ended")  # this node has loaded it: it knows the end
+    for player in players:
+        assert player is not None
+        await server.matchmaking.enqueue(player, queue_key(spec))
+    server.matchmaking._match(queue_key(spec))  # what the queue's timer would do
+    assert not server.registry.drivers and all(p.queued == queue_key(spec) for p in players)  # type: ignore[union-attr]
+    for client in clients:
+        await client.close()
 
 
 async def test_watchers_hear_standings_as_races_end(server: RaceServer, connect: Connect) -> None:
