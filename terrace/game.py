@@ -21,7 +21,7 @@ the position representation and its undo, which must stay in step.
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from .cards import NAME
@@ -257,6 +257,18 @@ class Game:
         """Whether any of ``moves`` is a progress move (engines may inline :meth:`_is_progress`)."""
         return any(self._is_progress(m) for m in moves)
 
+    def _search_moves(self) -> Callable[[], Sequence[Move] | None]:
+        """For the lost search, from a position without a progress move, while only shuffle moves
+        are played: a function giving the current position's moves, or None when one of them is
+        a progress move. Engines may give a faster one, the same moves in the same order."""
+        generate, any_progress = self._generate, self._any_progress
+
+        def moves() -> Sequence[Move] | None:
+            found = generate()
+            return None if any_progress(found) else found
+
+        return moves
+
     def _search_places(self) -> tuple[Sequence[int], Sequence[int]]:
         """Places shuffle moves touch: (interchangeable ones, ones whose identity matters)."""
         raise NotImplementedError
@@ -416,7 +428,9 @@ class Game:
         path: list[Move] = []
         stack = [iter(legal)]
         result: bool | None = False
-        generate, any_progress = self._generate, self._any_progress
+        # (a root with a progress move never comes here; if one did, the engine's shortcut, which
+        # holds only while shuffle moves are played, would not apply)
+        search_moves = Game._search_moves(self) if self._any_progress(legal) else self._search_moves()
         while stack:
             move = next(stack[-1], None)
             if move is None:
@@ -426,20 +440,21 @@ class Game:
                     relocate(dst, src)
                 continue
             src, dst = move
+            # Most moves lead to a position seen before: its key is made by changing the card's
+            # one byte alone, and the card moves only to a position not seen yet.
             from_pile, to_pile = places[src], places[dst]
-            card = from_pile.pop()
+            card = from_pile[-1]
+            was = below[card]
             below[card] = marks[dst] or (to_pile[-1] if to_pile else 255)
-            to_pile.append(card)
             key = bytes(below)
-            if key in seen:  # put it back
-                to_pile.pop()
-                below[card] = marks[src] or (from_pile[-1] if from_pile else 255)
-                from_pile.append(card)
+            if key in seen:
+                below[card] = was
                 continue
+            to_pile.append(from_pile.pop())
             seen.add(key)
             path.append(move)
-            moves = generate()
-            if any_progress(moves):
+            moves = search_moves()
+            if moves is None:
                 result = True
                 break
             if len(seen) >= limit:

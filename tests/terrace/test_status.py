@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import random
+
 import pytest
 
 import terrace
 import terrace.game
+from terrace import family
 from tests.terrace.positions import SLOW_MOVE, family_game, run, slow_search_position
 
 
@@ -173,3 +177,65 @@ def test_games_sharing_searches_search_a_long_position_once() -> None:
     assert g.position_key() == h.position_key()
     assert g.status == "playing" and g.searched == terrace.game.SEARCH_LIMIT
     assert h.quick_status() == "playing" and h.searched <= terrace.game.QUICK_SEARCH
+
+
+# ----- the engine's own search moves -----------------------------------------------------------
+
+
+def _both_searches(g: terrace.Game, limit: int) -> tuple[tuple[bool | None, int], tuple[bool | None, int]]:
+    """(result, positions seen) of the lost search from ``g`` with the engine's moves and with the
+    generic ones (every move generated, then checked for progress); each puts every card back."""
+    legal = g._legal_pairs()
+    before = copy.deepcopy(g._places)
+    engine = g._progress_reachable(legal, limit), g.searched
+    assert g._places == before
+    g._search_moves = lambda: terrace.game.Game._search_moves(g)  # type: ignore[method-assign]
+    try:
+        generic = g._progress_reachable(legal, limit), g.searched
+    finally:
+        del g._search_moves
+    assert g._places == before
+    return engine, generic
+
+
+def _positions_without_progress(variant: str, wanted: int) -> list[terrace.Game]:
+    """Random positions (cards dealt at random to the places, a few on each foundation, a base
+    rank, a stock or none, recycled or not) where no legal move is a progress move: the lost
+    search's roots."""
+    rng = random.Random(variant)
+    found: list[terrace.Game] = []
+    while len(found) < wanted:
+        g = terrace.new_game(variant, 1)
+        cards = list(range(104))
+        rng.shuffle(cards)
+        places: list[list[int]] = [[] for _ in family.PLACE_NAMES]
+        sizes = {family.T: rng.randint(0, 4), family.W: rng.randint(0, 3), family.S: rng.choice([0, 0, 3])}
+        sizes |= {f: rng.randint(0, 3) for f in family.FOUNDATIONS}
+        sizes |= {i: rng.choice([0, 1, 2, 3, 5]) for i in family.PILES}
+        for place, n in sizes.items():
+            places[place], cards = cards[:n], cards[n:]
+        g._places = places
+        g._base = rng.randint(1, 13)
+        g._recycles_left = rng.choice([0, g.variant.recycles])
+        g._legal = g._status = None
+        pairs = g._legal_pairs()
+        if pairs and not g._any_progress(pairs):
+            found.append(g)
+    return found
+
+
+@pytest.mark.parametrize("variant", ["terrace", "queen-of-italy", "signora"])
+def test_the_engine_search_finds_what_the_generic_one_does_position_for_position(variant: str) -> None:
+    """The family engine's search moves (foundations and stock worked out once, a card into one
+    gap only) give the same result after the same number of positions as generating every move
+    of every position: the search's answers are unchanged, only faster."""
+    for g in _positions_without_progress(variant, 300):
+        engine, generic = _both_searches(g, 3_000)
+        assert engine == generic, g
+
+
+def test_the_engine_search_matches_on_the_longest_known_search() -> None:
+    g = slow_search_position()
+    g.play(SLOW_MOVE)
+    engine, generic = _both_searches(g, terrace.game.SEARCH_LIMIT)
+    assert engine == generic == (None, terrace.game.SEARCH_LIMIT)
