@@ -27,7 +27,12 @@ idle; the server's memory, and ``--idle-players`` racing meanwhile), ``--human 1
 sharing it with the clients spread over both).
 
 Throughput is the median of the per-second rates over the window; latencies are over every
-answer received in the window. CPU is a share of one core (server process, its search
+answer received in the window. This process's garbage collector is held off during the window
+(the clients' connections frozen out of its scans, then no collection until the window is over):
+its pauses (a full one took 0.1-0.3 s with 1,000 clients) held every client's reading and were
+counted as the server's latency. Each long scenario and round 1's game print a "stalls" line:
+the server's collections and loop lag over the window (from /metrics), and this process's own
+loop lag (a 10 ms sleep's lateness) and collections, the floor of what the clients can measure. CPU is a share of one core (server process, its search
 workers, and this process, whose clients share one event loop); "us/ans" is the server's CPU
 microseconds per answer, which a loaded machine changes far less than the throughput. Servers
 get their limits raised for the load (every client comes from one address) and a zero
@@ -37,6 +42,7 @@ countdown so the load stays steady.
     python benchmarks/server.py --repeat 3 --idle 10000 --human 1000 --nodes   # every target: ~6 min
     python benchmarks/server.py --players 4 --seconds 1 --no-redis --json
     python benchmarks/server.py --profile-server /tmp/server.prof   # cProfile round 1's game server
+    python benchmarks/server.py --repeat 0 --human 1000 --server-args '--gc-young-every 0'  # one setting
 """
 
 from __future__ import annotations
@@ -1316,6 +1322,7 @@ def print_rounds(report: dict[str, Any]) -> None:
                 if le in h["share_over_seconds"]
             )
         )
+    print(f"             stalls: {stalls_line(r0)}")
     ev = r0["events"]
     finishes = ", ".join(f"{k.split()[1]} {v}" for k, v in ev.items() if k.startswith("finish "))
     print(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from . import config as config_module
 from .app import RaceServer
-from .collector import collect_young
+from .collector import Collector
 from .store import StoreDown
 
 
@@ -27,7 +27,8 @@ async def serve(config: config_module.Config) -> None:
     # long as the process: out of every later collection's scan (gc.freeze).
     gc.collect()
     gc.freeze()
-    young = loop.create_task(collect_young(config.gc_young_every)) if config.gc_young_every > 0 else None
+    every = config.gc_young_every
+    young = loop.create_task(Collector().run(every)) if every > 0 else None
     host = config.host
     print(f"terrace-server listening on ws://{host}:{server.port}/ws", flush=True)
     print(f"  live page http://{host}:{server.port}/", flush=True)

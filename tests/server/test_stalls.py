@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from server.app import RaceServer
-from server.collector import generation_due
+from server.collector import Collector
 from server.config import Config, gc_thresholds, parse
 from tests.poll import eventually
 
@@ -82,21 +82,21 @@ def quiet_collector() -> Iterator[None]:
             gc.enable()
 
 
-def test_a_timed_collection_takes_the_oldest_generation_past_its_threshold(quiet_collector: None) -> None:
-    gc.set_threshold(700, 1, 1)
-    assert generation_due() == 0
-    gc.collect(0)  # middle count 1: not past 1
-    assert generation_due() == 0
-    gc.collect(0)  # middle count 2
-    assert generation_due() == 1
-    gc.collect(1)  # the middle one's count back to 0, the oldest one's 1
-    assert generation_due() == 0
-    gc.collect(0)
-    gc.collect(0)
-    gc.collect(1)  # the oldest one's count 2
-    assert generation_due() == 2
-    gc.collect(2)
-    assert gc.get_count()[1:] == (0, 0) and generation_due() == 0
+def test_a_timed_collection_takes_the_middle_generation_past_its_threshold_and_a_full_one_rarely(
+    quiet_collector: None,
+) -> None:
+    gc.set_threshold(700, 1, 2)
+    collector = Collector()
+    # young ones until the middle count is past 1; a full one the second time (none before)
+    assert [collector.collect() for _ in range(6)] == [0, 0, 1, 0, 0, 2]
+    assert gc.get_count()[1:] == (0, 0)
+    full = collector.full_size
+    kept = [[i] for i in range(100)]  # the oldest generation grows, but by less than a quarter
+    assert [collector.collect() for _ in range(6)] == [0, 0, 1, 0, 0, 1]
+    kept += [[i] for i in range(full)]  # now it doubles
+    assert [collector.collect() for _ in range(6)] == [0, 0, 1, 0, 0, 2]
+    assert collector.full_size > full
+    del kept
 
 
 # ----- /metrics ----------------------------------------------------------------------------
