@@ -196,7 +196,7 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
     if config.event_loop not in EVENT_LOOPS:
         problems.append(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
     if gc_thresholds(config.gc_thresholds) is None:
-        problems.append("--gc-thresholds must be three positive integers: GEN0,GEN1,GEN2 (e.g. 700,10,100)")
+        problems.append("--gc-thresholds must be three positive integers: GEN0,GEN1,GEN2 (e.g. 700,3,300)")
     if config.daily_secret:
         try:
             if len(bytes.fromhex(config.daily_secret)) < 16:

@@ -215,9 +215,8 @@ class FamilyGame(Game):
                 if gaps and (src == W or any_gap_source):
                     # Into any gap the card makes the same position (pile order drops out of
                     # the search's key): past the first, the search would find each seen.
-                    dst = gaps[0] if gaps[0] != src else gaps[1] if len(gaps) > 1 else 0
-                    if dst:
-                        add(row[dst])
+                    # (src has cards: it is no gap.)
+                    add(row[gaps[0]])
             return found
 
         return moves
