@@ -27,7 +27,12 @@ idle; the server's memory, and ``--idle-players`` racing meanwhile), ``--human 1
 sharing it with the clients spread over both).
 
 Throughput is the median of the per-second rates over the window; latencies are over every
-answer received in the window. CPU is a share of one core (server process, its search
+answer received in the window. This process's garbage collector is held off during the window
+(the clients' connections frozen out of its scans, then no collection until the window is over):
+its pauses (a full one took 0.1-0.3 s with 1,000 clients) held every client's reading and were
+counted as the server's latency. Each long scenario and round 1's game print a "stalls" line:
+the server's collections and loop lag over the window (from /metrics), and this process's own
+loop lag (a 10 ms sleep's lateness) and collections, the floor of what the clients can measure. CPU is a share of one core (server process, its search
 workers, and this process, whose clients share one event loop); "us/ans" is the server's CPU
 microseconds per answer, which a loaded machine changes far less than the throughput. Servers
 get their limits raised for the load (every client comes from one address) and a zero
@@ -37,6 +42,7 @@ countdown so the load stays steady.
     python benchmarks/server.py --repeat 3 --idle 10000 --human 1000 --nodes   # every target: ~6 min
     python benchmarks/server.py --players 4 --seconds 1 --no-redis --json
     python benchmarks/server.py --profile-server /tmp/server.prof   # cProfile round 1's game server
+    python benchmarks/server.py --repeat 0 --human 1000 --server-args '--gc-young-every 0'  # one setting
 """
 
 from __future__ import annotations
@@ -45,11 +51,13 @@ import argparse
 import asyncio
 import base64
 import contextlib
+import gc
 import json
 import math
 import os
 import random
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -237,6 +245,7 @@ def server_argv(
     ]
     if args.event_loop != "asyncio":  # (only when asked: the flag is newer than some servers measured)
         argv += ["--event-loop", args.event_loop]
+    argv += shlex.split(args.server_args)
     if redis_url:
         argv += ["--redis-url", redis_url]
     if public_url:
@@ -265,7 +274,15 @@ def fetch_metrics(port: int) -> dict[str, float]:
         text = r.read().decode()
     out: dict[str, float] = {}
     for line in text.splitlines():
-        if line.startswith(("terrace_move_seconds", "terrace_moves_total", "terrace_errors_total")):
+        if line.startswith(
+            (
+                "terrace_move_seconds",
+                "terrace_moves_total",
+                "terrace_errors_total",
+                "terrace_gc_pause_seconds",
+                "terrace_event_loop_lag_seconds",
+            )
+        ):
             name, _, value = line.rpartition(" ")
             out[name] = float(value)
     return out
@@ -293,6 +310,25 @@ def move_handling(before: dict[str, float], after: dict[str, float]) -> dict[str
         "share_over_seconds": over,
         "errors": errors,
     }
+
+
+def server_stalls(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """The server's garbage collections and event loop lag over the window, from /metrics (absent
+    from servers older than those metrics)."""
+
+    def delta(key: str) -> float:
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    out: dict[str, Any] = {}
+    for g in range(3):
+        n = delta(f'terrace_gc_pause_seconds_count{{generation="{g}"}}')
+        total = delta(f'terrace_gc_pause_seconds_sum{{generation="{g}"}}')
+        over = n - delta(f'terrace_gc_pause_seconds_bucket{{generation="{g}",le="0.01"}}')
+        out[f"gc{g}"] = {"count": int(n), "mean_ms": total / n * 1000 if n else None, "over_10ms": int(over)}
+    n = delta("terrace_event_loop_lag_seconds_count")
+    out["lag_samples"] = int(n)
+    out["lag_over_10ms"] = int(n - delta('terrace_event_loop_lag_seconds_bucket{le="0.01"}'))
+    return out
 
 
 # ----- measuring ---------------------------------------------------------------------------
@@ -323,6 +359,51 @@ class Meter:
     def count(self, what: str, n: int = 1) -> None:
         if self.within(time.perf_counter()):
             self.events[what] += n
+
+
+class ClientStalls:
+    """What holds this process's own event loop during the window (its clients share one): how
+    late a 10 ms sleep wakes, and its garbage collections. A stall here delays reading answers
+    that came in time, and would be counted as the server's latency."""
+
+    EVERY = 0.01
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+        self.gc_pauses: list[tuple[int, float]] = []  # (generation, seconds)
+        self._gc_started = 0.0
+        self.watching = False
+
+    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif self.watching:
+            self.gc_pauses.append((info["generation"], time.perf_counter() - self._gc_started))
+
+    async def watch(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        gc.callbacks.append(self._on_gc)
+        self.watching = True
+        try:
+            end = loop.time() + seconds
+            while loop.time() < end:
+                due = loop.time() + self.EVERY
+                await asyncio.sleep(self.EVERY)
+                self.lags.append(max(0.0, loop.time() - due))
+        finally:
+            self.watching = False
+            gc.callbacks.remove(self._on_gc)
+
+    def summary(self) -> dict[str, Any]:
+        lags = sorted(self.lags) or [0.0]
+        full = [d for g, d in self.gc_pauses if g == 2]
+        return {
+            "loop_lag_p99_ms": percentile(lags, 99) * 1000,
+            "loop_lag_max_ms": lags[-1] * 1000,
+            "gc_collections": len(self.gc_pauses),
+            "gc_max_ms": max((d for _, d in self.gc_pauses), default=0.0) * 1000,
+            "gc_full": len(full),
+        }
 
 
 def percentile(ordered: list[float], q: float) -> float:
@@ -642,6 +723,13 @@ async def bench_game(
         makers = [Matchmaker(args.variant, args.seats) for _ in servers]
         spread = [Player(name_offset + i, ws, sub, run.meter, style) for i, ws in enumerate(clients)]
         await run.wait(asyncio.gather(*(p.hello() for p in spread)), START_TIMEOUT, "every welcome")
+        # This process is not what is measured, but its garbage collections hold every client's
+        # reading (a full one 0.1-0.3 s with 1,000 clients), and would count as the server's
+        # latency: the connections made so far are out of its scans (freeze), and it collects
+        # nothing until the window is over (what it holds then: ClientStalls).
+        gc.collect()
+        gc.freeze()
+        gc.disable()
         for p, k in zip(spread, node_of, strict=True):
             run.spawn(f"player {p.n}", p.run(makers[k]))
         everyone = asyncio.gather(*(p.racing.wait() for p in spread))
@@ -652,15 +740,20 @@ async def bench_game(
         cpu0, client0 = [s.cpu_seconds() for s in servers], time.process_time()
         run.meter.start = time.perf_counter()
         run.meter.end = run.meter.start + seconds
-        await run.wait(asyncio.sleep(seconds), seconds + 5, "the window")
+        stalls = ClientStalls()
+        await run.wait(stalls.watch(seconds), seconds + 5, "the window")
         cpu1, client1 = [s.cpu_seconds() for s in servers], time.process_time()
         after = [await asyncio.to_thread(fetch_metrics, s.port) for s in servers]
     finally:
         await run.stop()
         await close_clients(clients)
+        gc.enable()
+        gc.unfreeze()  # what this scenario made may go now
     result = summarize(run.meter, seconds, "game")
+    result["client_stalls"] = stalls.summary()
     result["events"] = dict(sorted(run.meter.events.items()))
     result["server_handling"] = move_handling(before[0], after[0])
+    result["server_stalls"] = server_stalls(before[0], after[0])
     shares = [cpu_share(a, b, seconds) for a, b in zip(cpu0, cpu1, strict=True)]
     result["server_cpu"] = _sum(s["server"] for s in shares)
     result["server_children_cpu"] = _sum(s["children"] for s in shares)
@@ -1178,8 +1271,19 @@ def print_table(report: dict[str, Any]) -> None:
         print(_row(f"{i + 1}. echo, same frames", a["players"], r["echo"]))
         if "redis" in r:
             print(_row(f"{i + 1}. game, Redis (AOF)", a["players"], r["redis"]))
-    q = report["ratios"]
     print()
+    if report["rounds"]:
+        print_rounds(report)
+    print_long(report)
+    print(
+        "(answers/s: median of per-second rates; CPU: share of one core; us/ans: server CPU microseconds "
+        "per answer; load avg: 1-minute, before/after)"
+    )
+    print(f"\ntotal time: {report['seconds']:.1f} s")
+
+
+def print_rounds(report: dict[str, Any]) -> None:
+    q = report["ratios"]
     ge, p99, rm = q["game_echo"], q["game_echo_p99"], q["redis_memory"]
     med_p99 = _med([r["memory"]["p99_ms"] for r in report["rounds"]])
     print(
@@ -1207,6 +1311,57 @@ def print_table(report: dict[str, Any]) -> None:
                 f"{c['moves_in_log']:,} in the append-only file, {c['acknowledged_not_in_log']} missing; "
                 f"{c['resigns_acknowledged']} resignations, {c['resigns_acknowledged_not_in_log']} missing"
             )
+    r0 = report["rounds"][0]["memory"]
+    h = r0["server_handling"]
+    if h["mean_ms"] is not None:
+        print(
+            f"\nround 1 game: server-side move handling (terrace_move_seconds) mean {h['mean_ms']:.3f} ms, "
+            + ", ".join(
+                f"{h['share_over_seconds'][le]:.1%} over {float(le) * 1000:g} ms"
+                for le in SHOWN_BOUNDS
+                if le in h["share_over_seconds"]
+            )
+        )
+    print(f"             stalls: {stalls_line(r0)}")
+    ev = r0["events"]
+    finishes = ", ".join(f"{k.split()[1]} {v}" for k, v in ev.items() if k.startswith("finish "))
+    print(
+        f"             {r0['answers']:,} moves answered; {ev.get('races created', 0)} races created; "
+        f"finishes: {finishes or 'none'}; {ev.get('pushes', 0):,} pushes read"
+    )
+    errors = [
+        e
+        for r in report["rounds"]
+        for s in r.values()
+        if isinstance(s, dict)
+        for e in s.get("server_log_errors", [])
+    ]
+    if errors:
+        print(f"WARNING: {len(errors)} error lines in the game servers' logs, the first: {errors[0]}")
+
+
+def stalls_line(r: dict[str, Any]) -> str:
+    """What held the server's loop and the clients' loop over a scenario's window."""
+    st, cl = r["server_stalls"], r["client_stalls"]
+    gcs = ", ".join(
+        f"gen{g} {st[f'gc{g}']['count']}"
+        + (
+            f" (mean {st[f'gc{g}']['mean_ms']:.1f} ms, {st[f'gc{g}']['over_10ms']} over 10 ms)"
+            if st[f"gc{g}"]["count"]
+            else ""
+        )
+        for g in range(3)
+    )
+    return (
+        f"server collections {gcs}; server loop late over 10 ms in {st['lag_over_10ms']} of "
+        f"{st['lag_samples']} samples; clients' loop lag p99 {cl['loop_lag_p99_ms']:.1f} ms "
+        f"(max {cl['loop_lag_max_ms']:.0f}), their longest collection {cl['gc_max_ms']:.1f} ms "
+        f"({cl['gc_full']} full)"
+    )
+
+
+def print_long(report: dict[str, Any]) -> None:
+    a = report["args"]
     if "idle" in report:
         d = report["idle"]
         g = d["game"]
@@ -1238,6 +1393,7 @@ def print_table(report: dict[str, Any]) -> None:
                 f"{over.get('0.01', 0):.2%} over 10 ms, {over.get('0.1', 0):.2%} over 100 ms "
                 "(the long lost searches, run in worker processes)"
             )
+        print(f"            stalls: {stalls_line(h)}")
     if "nodes" in report:
         n = report["nodes"]
         print(
@@ -1245,37 +1401,6 @@ def print_table(report: dict[str, Any]) -> None:
             f"two nodes sharing it {n['two']['per_s']:,.0f} moves/s (p99 {n['two']['p99_ms']:.1f} ms): "
             f"{n['ratio']:.2f}x, server CPU {_pct(n['two']['server_cpu'])} of a core over both"
         )
-    r0 = report["rounds"][0]["memory"]
-    h = r0["server_handling"]
-    if h["mean_ms"] is not None:
-        print(
-            f"\nround 1 game: server-side move handling (terrace_move_seconds) mean {h['mean_ms']:.3f} ms, "
-            + ", ".join(
-                f"{h['share_over_seconds'][le]:.1%} over {float(le) * 1000:g} ms"
-                for le in SHOWN_BOUNDS
-                if le in h["share_over_seconds"]
-            )
-        )
-    ev = r0["events"]
-    finishes = ", ".join(f"{k.split()[1]} {v}" for k, v in ev.items() if k.startswith("finish "))
-    print(
-        f"             {r0['answers']:,} moves answered; {ev.get('races created', 0)} races created; "
-        f"finishes: {finishes or 'none'}; {ev.get('pushes', 0):,} pushes read"
-    )
-    errors = [
-        e
-        for r in report["rounds"]
-        for s in r.values()
-        if isinstance(s, dict)
-        for e in s.get("server_log_errors", [])
-    ]
-    if errors:
-        print(f"WARNING: {len(errors)} error lines in the game servers' logs, the first: {errors[0]}")
-    print(
-        "(answers/s: median of per-second rates; CPU: share of one core; us/ans: server CPU microseconds "
-        "per answer; load avg: 1-minute, before/after)"
-    )
-    print(f"\ntotal time: {report['seconds']:.1f} s")
 
 
 def print_profile(path: str, top: int = 25) -> None:
@@ -1301,7 +1426,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--warmup", type=float, default=1.0, help="seconds before the window (default: %(default)s)"
     )
-    p.add_argument("--repeat", type=int, default=1, help="rounds of the base scenarios; medians over them")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds of the base scenarios; medians over them (0: only the long scenarios asked for)",
+    )
     p.add_argument(
         "--variant", default="terrace", choices=list(terrace.VARIANTS), help="(default: %(default)s)"
     )
@@ -1332,6 +1462,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0.1,
         help="server standings coalescing window in seconds (default: %(default)s, the server's default)",
     )
+    p.add_argument(
+        "--server-args",
+        default="",
+        metavar="FLAGS",
+        help="more flags for every game server, e.g. '--gc-young-every 0' (default: none)",
+    )
     p.add_argument("--no-redis", action="store_true", help="skip the game on Redis")
     p.add_argument("--idle", type=int, default=0, metavar="N", help="also: N idle connections (e.g. 10000)")
     p.add_argument(
@@ -1360,8 +1496,17 @@ def main(argv: list[str] | None = None) -> int:
         with event_loop_runner(args.event_loop) as runner:
             runner.run(serve_echo(args.serve_echo, SUBPROTOCOL_NAMES[args.subprotocol]))
         return 0
-    if args.players < 1 or args.race_moves < 1 or not 1 <= args.seats <= 8 or args.repeat < 1:
-        p.error("--players, --race-moves and --repeat must be at least 1, --seats from 1 to 8")
+    long_ones = bool(args.idle or args.human or args.nodes)
+    if (
+        args.players < 1
+        or args.race_moves < 1
+        or not 1 <= args.seats <= 8
+        or args.repeat < (0 if long_ones else 1)
+    ):
+        p.error(
+            "--players, --race-moves and --repeat must be at least 1 (--repeat 0 only with a long "
+            "scenario), --seats from 1 to 8"
+        )
     if args.seconds <= 0 or args.warmup < 0 or args.countdown < 0 or args.standings_interval < 0:
         p.error("--seconds must be positive; --warmup, --countdown, --standings-interval not negative")
 

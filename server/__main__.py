@@ -4,6 +4,7 @@ the operator's arena commands, in :mod:`server.arena_cli`)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -11,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from . import config as config_module
 from .app import RaceServer
+from .collector import Collector
 from .store import StoreDown
 
 
@@ -21,6 +23,12 @@ async def serve(config: config_module.Config) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):  # before the listen line: a signal right after it is ours
         loop.add_signal_handler(sig, stop.set)
     await server.start()
+    # What start-up made (modules, tables, the server's parts, the races taken on) lives as
+    # long as the process: out of every later collection's scan (gc.freeze).
+    gc.collect()
+    gc.freeze()
+    every = config.gc_young_every
+    young = loop.create_task(Collector().run(every)) if every > 0 else None
     host = config.host
     print(f"terrace-server listening on ws://{host}:{server.port}/ws", flush=True)
     print(f"  live page http://{host}:{server.port}/", flush=True)
@@ -32,6 +40,8 @@ async def serve(config: config_module.Config) -> None:
         print(f"  public URL {config.public_url}", flush=True)
     await stop.wait()
     print("terrace-server shutting down: closing connections (1001)", flush=True)
+    if young is not None:
+        young.cancel()
     await server.stop()
 
 
@@ -53,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return arena_main(args[1:])
     config = config_module.parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    thresholds = config_module.gc_thresholds(config.gc_thresholds)
+    assert thresholds is not None  # (parse checked it)
+    gc.set_threshold(*thresholds)
     try:
         factory = loop_factory(config.event_loop)
     except ImportError:

@@ -154,6 +154,8 @@ class RaceServer:
         if self.config.daily_prepare > 0:
             self._tasks.append(loop.create_task(self.daily.prepare()))
         self._tasks.append(loop.create_task(self.arenas.run()))
+        self._tasks.append(loop.create_task(self.metrics.watch_loop()))
+        self.metrics.watch_gc()
         await self._server.start_serving()
 
     @property
@@ -167,6 +169,7 @@ class RaceServer:
             await self._server.wait_closed()
         for task in self._tasks:
             task.cancel()
+        self.metrics.unwatch_gc()
         await self.archive.drain()
         await self.daily.drain()
         if self.cluster is not None:  # its races go to other nodes at once

@@ -71,6 +71,11 @@ class Config:
     redis_replica_acks: int = 0  # replicas that must have a move's log entry before it is answered
     # ----- speed
     event_loop: str = "asyncio"  # "asyncio", or "uvloop" (the optional extra `fast`)
+    # the garbage collector's thresholds (gen0,gen1,gen2; Python's own are 700,10,10): a full
+    # collection scans every live object (0.1-0.3 s with 1,000 players), so it waits for 300
+    # collections of the middle generation; the middle one, kept small, every 3 young ones
+    gc_thresholds: str = "700,3,300"
+    gc_young_every: float = 0.05  # seconds between young collections on a timer (0: CPython's counts only)
     # ----- the daily deal
     daily_secret: str = ""  # hex key the daily seeds come from; empty: made once and kept in the store
     daily_prepare: float = 0.0  # seconds between draws ahead of today's and tomorrow's deals (0: on demand)
@@ -128,6 +133,10 @@ _HELP = {
     "redis_replica_acks": "Redis replicas that must have each move before it is answered (WAIT)",
     # ----- speed
     "event_loop": "'asyncio' (the standard library's), or 'uvloop' (install the extra: pip install terrace-race[fast])",
+    "gc_thresholds": "the garbage collector's thresholds 'GEN0,GEN1,GEN2' (Python's own: 700,10,10); "
+    "a larger GEN2 spaces out the full collections that stall the event loop",
+    "gc_young_every": "seconds between collections of the garbage collector's youngest generation on a "
+    "timer, which keeps each one short (0: only when CPython's allocation count says)",
     "daily_secret": "hex key the daily deals' seeds are drawn from, the same on every node (empty: made once, kept in the store)",
     "daily_prepare": "seconds between checks that today's and tomorrow's daily deals are drawn (0: drawn when first asked for)",
     # ----- arenas
@@ -191,6 +200,8 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         problems.append(f"--redis-mode must be one of {', '.join(REDIS_MODES)}")
     if config.event_loop not in EVENT_LOOPS:
         problems.append(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
+    if gc_thresholds(config.gc_thresholds) is None:
+        problems.append("--gc-thresholds must be three positive integers: GEN0,GEN1,GEN2 (e.g. 700,3,300)")
     if config.daily_secret:
         try:
             if len(bytes.fromhex(config.daily_secret)) < 16:
@@ -210,6 +221,15 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
     if problems:
         parser.error("; ".join(problems))
     return config
+
+
+def gc_thresholds(text: str) -> tuple[int, int, int] | None:
+    """The ``gc_thresholds`` setting as gc.set_threshold's three numbers, or None if it is not
+    three positive integers (0 would turn collection off: cycles would pile up for ever)."""
+    parts = text.replace(" ", "").split(",")
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() and int(p) > 0 for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
 
 
 _ALIASES = {"redis_url": ("--redis",)}
@@ -258,4 +278,5 @@ _NOT_NEGATIVE = (
     "redis_replica_acks",
     "restore_budget",
     "daily_prepare",
+    "gc_young_every",
 )

@@ -1,14 +1,24 @@
-"""Prometheus metrics of one server: connections, races, moves, errors, move latency.
+"""Prometheus metrics of one server: connections, races, moves, errors, move latency, and what
+stalls its event loop (garbage collection pauses, the loop's lag).
 
 Each server has its own registry, so several servers in one process (tests) never clash.
 """
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import time
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 # Move handling is sub-millisecond unless the lost search runs (up to ~0.5 s).
 MOVE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+# A stall of the event loop holds every connection's next answer: most are well under a
+# millisecond, a full garbage collection with many players tens to hundreds of milliseconds.
+STALL_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+LAG_EVERY = 0.25  # seconds between the loop lag monitor's wake-ups
 
 
 class Metrics:
@@ -46,6 +56,24 @@ class Metrics:
             "terrace_races_expired_total", "Unstarted races cancelled for waiting too long.", registry=r
         )
 
+        self.gc_pauses = Histogram(
+            "terrace_gc_pause_seconds",
+            "Garbage collections of the server's process, by generation (2: full), and how long "
+            "each held it (and its event loop).",
+            ["generation"],
+            buckets=STALL_BUCKETS,
+            registry=r,
+        )
+        self._gc_by_generation = [self.gc_pauses.labels(str(g)) for g in range(3)]
+        self._gc_started = 0.0
+        self.loop_lag = Histogram(
+            "terrace_event_loop_lag_seconds",
+            f"How late the event loop ran a callback due every {LAG_EVERY:g} s: time every "
+            "connection waited behind other work (a garbage collection, a long handler).",
+            buckets=STALL_BUCKETS,
+            registry=r,
+        )
+
     def count_message(self, kind: str) -> None:
         """One more request of ``kind`` (a checked request type, so the labels stay few)."""
         child = self._message_counts.get(kind)
@@ -55,3 +83,30 @@ class Metrics:
 
     def text(self) -> bytes:
         return generate_latest(self.registry)
+
+    # ----- what stalls the event loop
+
+    def watch_gc(self) -> None:
+        """Time this process's garbage collections from now on (until :meth:`unwatch_gc`)."""
+        if self._on_gc not in gc.callbacks:
+            gc.callbacks.append(self._on_gc)
+
+    def unwatch_gc(self) -> None:
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        # (called by the interpreter around every collection, dozens a second: kept small)
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif self._gc_started:
+            self._gc_by_generation[info["generation"]].observe(time.perf_counter() - self._gc_started)
+
+    async def watch_loop(self) -> None:
+        """Observe how late the loop wakes a sleep of LAG_EVERY seconds, for ever: a stall
+        (a long collection, a handler that did not yield) shows as lag."""
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + LAG_EVERY
+            await asyncio.sleep(LAG_EVERY)
+            self.loop_lag.observe(max(0.0, loop.time() - due))

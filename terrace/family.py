@@ -12,7 +12,7 @@ available card instead of trying every source against every target.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from .cards import NAME, RANK, RANKS, RED, SUIT, parse_card
@@ -40,6 +40,7 @@ _HOME_SUIT = tuple(_UP[c] * 4 + SUIT[c] for c in range(104))
 _HOME_COLOUR = tuple(_UP[c] * 2 + (not RED[c]) for c in range(104))
 _PILE_ACCEPTS = tuple(_DOWN[c] * 2 + (not RED[c]) for c in range(104))
 _SOURCES = (T, W, *PILES)
+_PAIRS = tuple(tuple((s, d) for d in range(len(PLACE_NAMES))) for s in range(len(PLACE_NAMES)))
 _MOVE_NAMES = {(s, d): f"{a}-{b}" for s, a in enumerate(PLACE_NAMES) for d, b in enumerate(PLACE_NAMES)}
 
 
@@ -151,6 +152,73 @@ class FamilyGame(Game):
                 add((S, W))
         elif p[W] and self._recycles_left > 0:
             add((W, S))
+        return moves
+
+    def _search_moves(self) -> Callable[[], Sequence[Move] | None]:
+        # The lost search asks this once per position (20,000 in the longest searches). While
+        # only shuffle moves are played the foundations and the stock stay as they are, so what
+        # goes home, and whether the stock moves, is worked out once here: per position are left
+        # the piles' tops, and the waste being empty or not. The moves come in _generate's order
+        # (less those the search would skip unseen: the same card into a second gap).
+        p = self._places
+        base = self._base
+        if base is None:
+            return super()._search_moves()
+        fkey = _SUIT_KEY if self._suit_mode else _COLOUR_KEY
+        home_accepts = _HOME_SUIT if self._suit_mode else _HOME_COLOUR
+        accepts_home = {home_accepts[p[f][-1]] for f in FOUNDATIONS if 0 < len(p[f]) < 13}
+        empty_foundation = any(not p[f] for f in FOUNDATIONS)
+        goes_home = [empty_foundation if RANK[c] == base else fkey[c] in accepts_home for c in range(104)]
+        stock = bool(p[S])
+        recycles, left = self.variant.recycles, self._recycles_left
+        # a stock move (progress) with the waste empty, and with cards on it: S-W unless a
+        # recycled stock must wait for an empty waste, else W-S while recycles are left
+        stock_move_empty, stock_move_full = stock, (left >= recycles) if stock else (left > 0)
+        terrace_late = self.variant.terrace_freed_late and not stock
+        any_gap_source = self.variant.gap_fill == "any"
+        pile_accepts, colour_key, pairs = _PILE_ACCEPTS, _COLOUR_KEY, _PAIRS
+
+        def moves() -> list[Move] | None:
+            waste = p[W]
+            if stock_move_full if waste else stock_move_empty:
+                return None
+            accepts: dict[int, list[int]] = {}
+            gaps: list[int] = []
+            for i in PILES:
+                pi = p[i]
+                if pi:
+                    key = pile_accepts[pi[-1]]
+                    if key in accepts:
+                        accepts[key].append(i)
+                    else:
+                        accepts[key] = [i]
+                else:
+                    gaps.append(i)
+            found: list[Move] = []
+            add = found.append
+            terrace_free = terrace_late and not waste
+            for src in _SOURCES:
+                ps = p[src]
+                if not ps:
+                    continue
+                card = ps[-1]
+                if goes_home[card]:
+                    return None  # (once in a search: it ends there)
+                if src == T and not terrace_free:
+                    continue
+                row = pairs[src]
+                targets = accepts.get(colour_key[card])
+                if targets:
+                    for dst in targets:
+                        if dst != src:
+                            add(row[dst])
+                if gaps and (src == W or any_gap_source):
+                    # Into any gap the card makes the same position (pile order drops out of
+                    # the search's key): past the first, the search would find each seen.
+                    # (src has cards: it is no gap.)
+                    add(row[gaps[0]])
+            return found
+
         return moves
 
     def _any_progress(self, moves: Iterable[Move]) -> bool:

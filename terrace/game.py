@@ -21,7 +21,7 @@ the position representation and its undo, which must stay in step.
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from .cards import NAME
@@ -257,6 +257,18 @@ class Game:
         """Whether any of ``moves`` is a progress move (engines may inline :meth:`_is_progress`)."""
         return any(self._is_progress(m) for m in moves)
 
+    def _search_moves(self) -> Callable[[], Sequence[Move] | None]:
+        """For the lost search, from a position without a progress move, while only shuffle moves
+        are played: a function giving the current position's moves, or None when one of them is
+        a progress move. Engines may give a faster one, the same moves in the same order."""
+        generate, any_progress = self._generate, self._any_progress
+
+        def moves() -> Sequence[Move] | None:
+            found = generate()
+            return None if any_progress(found) else found
+
+        return moves
+
     def _search_places(self) -> tuple[Sequence[int], Sequence[int]]:
         """Places shuffle moves touch: (interchangeable ones, ones whose identity matters)."""
         raise NotImplementedError
@@ -414,38 +426,45 @@ class Game:
 
         seen = {bytes(below)}
         path: list[Move] = []
-        stack = [iter(legal)]
+        stack: list[Iterator[Move]] = []  # the moves left to try of each position on the path
+        trying = iter(legal)  # those of the current position
         result: bool | None = False
-        generate, any_progress = self._generate, self._any_progress
-        while stack:
-            move = next(stack[-1], None)
-            if move is None:
-                stack.pop()
-                if path:
-                    src, dst = path.pop()
-                    relocate(dst, src)
+        # (a root with a progress move never comes here; if one did, the engine's shortcut, which
+        # holds only while shuffle moves are played, would not apply)
+        search_moves = Game._search_moves(self) if self._any_progress(legal) else self._search_moves()
+        while True:
+            for move in trying:  # (a for loop: far cheaper per move than next() on the stack's top)
+                src, dst = move
+                # Most moves lead to a position seen before: its key is made by changing the
+                # card's one byte alone, and the card moves only to a position not seen yet.
+                from_pile, to_pile = places[src], places[dst]
+                card = from_pile[-1]
+                was = below[card]
+                below[card] = marks[dst] or (to_pile[-1] if to_pile else 255)
+                key = bytes(below)
+                if key in seen:
+                    below[card] = was
+                    continue
+                to_pile.append(from_pile.pop())
+                seen.add(key)
+                path.append(move)
+                break
+            else:  # every move of this position tried: back to the one before
+                if not stack:
+                    break
+                trying = stack.pop()
+                src, dst = path.pop()
+                relocate(dst, src)
                 continue
-            src, dst = move
-            from_pile, to_pile = places[src], places[dst]
-            card = from_pile.pop()
-            below[card] = marks[dst] or (to_pile[-1] if to_pile else 255)
-            to_pile.append(card)
-            key = bytes(below)
-            if key in seen:  # put it back
-                to_pile.pop()
-                below[card] = marks[src] or (from_pile[-1] if from_pile else 255)
-                from_pile.append(card)
-                continue
-            seen.add(key)
-            path.append(move)
-            moves = generate()
-            if any_progress(moves):
+            moves = search_moves()  # of the new position
+            if moves is None:
                 result = True
                 break
             if len(seen) >= limit:
                 result = None
                 break
-            stack.append(iter(moves))
+            stack.append(trying)
+            trying = iter(moves)
         while path:  # put every card back where it was
             src, dst = path.pop()
             relocate(dst, src)

@@ -246,8 +246,8 @@ class Race(Reports):
             return self._wake([Send(player_id, {"type": "race", "race": self.summary()})])
         effects: list[Effect] = []
         if seat.finish is None and seat.game is not None:
-            seat.view = seat.game.view()
-            started = self._started(seat.view, sorted(seat.game.legal_moves()), seat.seq, True, now)
+            view = seat.view = seat.game.view()
+            started = self._started(view, sorted(seat.game.legal_moves()), seat.seq, True, now)
             effects.append(Send(player_id, started))
         effects.append(Send(player_id, self.standings()))
         if was_away:
@@ -284,7 +284,7 @@ class Race(Reports):
         """Step one of a move: a kept answer for a resent ``seq`` (a :class:`Reply`), or the
         log entry to append before :meth:`apply_move` plays it. Raises ProtocolError."""
         seat = self._running_seat(player_id, now)
-        kept = seat.answers.get(seq)
+        kept = seat.kept(seq)
         if kept is not None:
             first_text, first = kept
             if text != first_text and text != first["move"]:

@@ -3,6 +3,7 @@ what follows from them alone (the answer to a move, a standings row, whether the
 
 from __future__ import annotations
 
+import marshal
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import cast
@@ -29,17 +30,23 @@ class Seat:
     player: PlayerInfo  # the player's public description
     game: Game | None = None
     seq: int = 0  # last applied seq
-    answers: OrderedDict[int, tuple[str, Moved]] = field(default_factory=OrderedDict)
+    # seq -> (the text sent, its answer as marshal bytes; read it with :meth:`kept`). A view is
+    # some twenty lists and dicts: kept as objects, eight per player living for seconds were
+    # most of what the server's garbage collections scanned (README "Server"); as bytes they
+    # are one object the collector never looks at.
+    answers: OrderedDict[int, tuple[str, bytes]] = field(default_factory=OrderedDict)
     finish: Finish | None = None
     finish_ms: int | None = None  # race time of the finish
     last_home_ms: int | None = None  # race time of the last card put on a foundation
     connected: bool = True
     grace_until: int | None = None  # clock time the player must be back by
     pending: Pending | None = None
-    view: View | None = None  # the view the player has last been given (start, or their last move)
-    # seq -> the view before that move, beside its kept answer: its changes are worked out only for
-    # a player who takes them (``changes``)
-    before: dict[int, View | None] = field(default_factory=dict)
+    # the view the player has last been given: at the start (or on coming back) the view itself,
+    # after a move the bytes of its answer, which carries it
+    view: View | bytes | None = None
+    # seq -> ``view`` as it was before that move, beside its kept answer: its changes are worked
+    # out only for a player who takes them (``changes``)
+    before: dict[int, View | bytes | None] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -98,21 +105,34 @@ class Seat:
         finish = self.reached(goal)
         if finish is not None:
             answer["finish"] = finish
-        self.answers[self.seq] = (text, answer)
+        # (marshal: Moved is plain JSON-safe data, which it round-trips exactly, and fastest)
+        packed = marshal.dumps(cast(dict[str, object], answer))
+        self.answers[self.seq] = (text, packed)
         self.before[self.seq] = self.view
-        self.view = view
+        self.view = packed
         if len(self.answers) > KEEP_ANSWERS:
             dropped, _ = self.answers.popitem(last=False)
             self.before.pop(dropped, None)
         return answer
 
-    def changes(self, seq: int) -> View | None:
-        """What the kept move ``seq`` changed in the view (all of it when the view before is not
-        known), or None when no answer to ``seq`` is kept."""
+    def kept(self, seq: int) -> tuple[str, Moved] | None:
+        """The text and answer kept for ``seq``, or None when none is kept."""
         kept = self.answers.get(seq)
         if kept is None:
             return None
-        return view_changes(self.before.get(seq), kept[1]["view"])
+        text, answer = kept
+        return text, marshal.loads(answer)
+
+    def changes(self, seq: int) -> View | None:
+        """What the kept move ``seq`` changed in the view (all of it when the view before is not
+        known), or None when no answer to ``seq`` is kept."""
+        kept = self.kept(seq)
+        if kept is None:
+            return None
+        before = self.before.get(seq)
+        if isinstance(before, bytes):  # the answer to the move before, which carries that view
+            before = marshal.loads(before)["view"]
+        return view_changes(before, kept[1]["view"])
 
     def row(self, place: int | None) -> Row:
         """The seat's standings row: counts only, never a card."""

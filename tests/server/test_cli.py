@@ -95,6 +95,8 @@ def test_every_setting_has_its_environment_variable() -> None:
         "redis_mode": "cluster",
         "redis_replica_acks": 1,
         "event_loop": "uvloop",
+        "gc_thresholds": "1000,5,50",
+        "gc_young_every": 0.2,
         "daily_secret": "ab" * 16,
         "daily_prepare": 600.0,
         "arena_schedule": "terrace bots 30m every 60m",

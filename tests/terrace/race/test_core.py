@@ -6,6 +6,7 @@ returns, in order, as the server's driver would apply them.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from terrace.race.effects import (
     Send,
     Wake,
 )
+from terrace.views import view_changes
 from tests.terrace.positions import family_game, slow_search_position
 
 TIMING = Timing(countdown=3_000, grace=10_000, standings=100)
@@ -263,6 +265,30 @@ def test_a_gap_in_seq_is_bad_seq_naming_the_expected_one_and_older_seqs_are_forg
     with pytest.raises(ProtocolError) as e:
         race.check_move("g-alice", 1, "1f", NOW + 100)  # older than the kept answers
     assert e.value.code == "bad_seq" and len(seat.answers) == KEEP_ANSWERS
+
+
+def test_kept_answers_are_bytes_and_resend_and_change_as_they_were() -> None:
+    """Kept answers are bytes (the garbage collector never scans those); every kept one is
+    resent as first given, and its changes are those of the views it was played between."""
+    race = running(ALICE, BOB)
+    seat = race.seats["g-alice"]
+    given: dict[int, tuple[Any, Any]] = {}  # seq -> (the view before, the answer)
+    start_view = copy.deepcopy(seat.view)
+    for seq in range(1, KEEP_ANSWERS + 4):
+        before = copy.deepcopy(given[seq - 1][1]["view"]) if seq > 1 else copy.deepcopy(start_view)
+        legal = seat.game.legal_moves() if seat.game else []
+        effects = play(race, ALICE, seq, "S-W" if "S-W" in legal else sorted(legal)[0], NOW + seq)
+        reply = effects[0]
+        assert isinstance(reply, Reply)
+        given[seq] = (before, copy.deepcopy(reply.message))
+    last = seat.seq
+    assert all(isinstance(a, bytes) for _, a in seat.answers.values())
+    assert len(seat.answers) == KEEP_ANSWERS
+    for seq in seat.answers:
+        before, answer = given[seq]
+        assert race.check_move("g-alice", seq, answer["move"], NOW + 100) == Reply(answer)
+        assert race.view_changes("g-alice", seq) == view_changes(before, answer["view"])
+    assert seat.kept(last - KEEP_ANSWERS) is None and seat.changes(last - KEEP_ANSWERS) is None
 
 
 def test_an_illegal_move_is_refused_with_the_engine_reason_and_changes_nothing() -> None:
