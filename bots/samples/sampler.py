@@ -5,14 +5,18 @@ It never sees the deal. At each choice it:
 1. asks the solver which moves are worth trying here
    (``terrace.solve.first_choices``: that depends only on what the view shows); a
    safe move, a terrace card going home, or a lone move is played at once;
-2. guesses the stock's order four times (``terrace.imagine``: the unseen cards,
-   shuffled), the same guesses for every candidate;
-3. plays the three best candidates on every guess and lets the solver's first line
+2. guesses the stock's order (``terrace.imagine``: the unseen cards, shuffled),
+   the same guesses for every candidate;
+3. plays its four best candidates on every guess and lets the solver's first line
    (``terrace.solve.playout``, a greedy dive that knows the guessed stock) play
    the game out; a won playout counts 1000, any other its cards home less two for
-   each card left in the terrace (every base is tried, on more guesses);
-4. plays the candidate with the best total, never one that brings back a position
-   it has already stood in.
+   each card left in the terrace;
+4. shares its playouts out in rounds (after sequential halving): every candidate
+   on four guesses, then the better two on eight new ones. When the first round's
+   playouts cannot tell the candidates apart (the same result on every guess) or
+   one leads by two wins, it stops there, so the playouts go to close choices;
+5. plays the candidate with the best total, never one that brings back a position
+   it has already stood in. The base is chosen alike: every base on six guesses.
 
 What it remembers is what it saw: signora's second pass through the stock is the
 waste it turned over, and Louis's later deals deal the heaps it gathered, in the
@@ -36,13 +40,13 @@ from terrace.solve import first_choices, playout, solve
 
 FIRST_ROUND = 4  # guessed stocks for every candidate at a choice
 LAST_ROUND = 8  # new guesses for the last two candidates (each round doubles, up to this)
-MARGIN = 2 * 1000.0  # a candidate this far ahead after a round is played at once (two wins)
 BASE_SAMPLES = 6  # guessed stocks per candidate base
 CANDIDATES = 4  # moves compared at one choice, best first by the solver's order
 STEPS = 300  # moves per playout: to the end of the game, nearly always
 BASE_STEPS = 300  # the base decides the whole game: play it out to the end
 WIN = 1000.0
 TERRACE = 2.0  # a card left in the terrace counts against a playout (it blocks the win)
+MARGIN = 2 * (WIN - 104)  # a candidate this far ahead after a round is played at once: two wins more
 SOLVE_NODES = 15_000  # the solver's budget once the stock's order is known (deterministic: no clock)
 RESOLVE_EVERY = 8  # cards home between two such solves when one found no win
 
