@@ -224,7 +224,7 @@ def test_sampler_stops_at_once_when_the_playouts_cannot_tell_the_moves_apart() -
 
 
 def test_sampler_plays_a_move_far_ahead_without_more_guesses() -> None:
-    move, calls = compare({"a": [70.0] * 4, "b": [WIN, WIN, 70.0, 70.0], "c": [60.0] * 4, "d": [50.0] * 4})
+    move, calls = compare({"a": [70.0] * 4, "b": [WIN, WIN, WIN, 70.0], "c": [60.0] * 4, "d": [50.0] * 4})
     assert move == "b"
     assert set(calls.values()) == {FIRST_ROUND}
 
