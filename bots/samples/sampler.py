@@ -14,7 +14,8 @@ It never sees the deal. At each choice it:
 4. shares its playouts out in rounds (after sequential halving): every candidate
    on four guesses, then the better two on eight new ones. When the first round's
    playouts cannot tell the candidates apart (the same result on every guess) or
-   one leads by two wins, it stops there, so the playouts go to close choices;
+   one leads by ``MARGIN`` (two won playouts more, and then some), it stops there,
+   so the playouts go to close choices;
 5. plays the candidate with the best total, never one that brings back a position
    it has already stood in. The base is chosen alike: every base on six guesses.
 
