@@ -10,6 +10,11 @@ Two measurements over a set of public numbered deals (seeds/README.md):
 - a greedy baseline (not a bot, just a yardstick for bots): average score,
   how often the terrace is cleared, win rate, mean moves and games per second.
 
+And the solver's playout (``terrace.solve.playout``, what the sampler bot runs
+thousands of times a game) from each deal's start, base chosen, stock known:
+playouts per CPU second, beside the reference dive it must equal
+(``terrace.solve.search.dive``: every position's full key kept) in the same run.
+
     python benchmarks/engine.py                      # everything: ~15 s on 2 cores
     python benchmarks/engine.py --deals 1-200 --variants louis --json
 """
@@ -108,6 +113,43 @@ def bench_lost_search(repeats: int = 5) -> dict[str, Any]:
         times.append(time.process_time() - t)
         searched = g.searched
     return {"positions": searched, "status": status, "seconds_median": statistics.median(times)}
+
+
+# ----- the solver's playout ----------------------------------------------------------------
+
+PLAYOUT_STEPS = 300  # the sampler bot's playout length
+
+
+def bench_playouts(variant: str, deals: list[int]) -> dict[str, Any]:
+    """``terrace.solve.playout`` against the reference dive on the same games (the first base
+    chosen): playouts per CPU second, each the median of ``REPEATS``, and whether every end agrees."""
+    from terrace.solve import playout
+    from terrace.solve.family import FamilyAdapter
+    from terrace.solve.search import dive
+
+    games = []
+    for deal in deals:
+        g = terrace.new_game(variant, deal=deal)
+        g.play(sorted(g.legal_moves())[0])
+        games.append(g)
+
+    def timed(run: Callable[[Game], Game]) -> tuple[float, list[Game]]:
+        times, ends = [], []
+        for _ in range(REPEATS):
+            t = time.process_time()
+            ends = [run(g) for g in games]
+            times.append(time.process_time() - t)
+        return statistics.median(times), ends
+
+    fast, ours = timed(lambda g: playout(g, PLAYOUT_STEPS))
+    slow, theirs = timed(lambda g: dive(g, FamilyAdapter(g, hasty=True), PLAYOUT_STEPS))  # type: ignore[arg-type]
+    return {
+        "playouts": len(games),
+        "won": sum(g._won() for g in ours),
+        "playouts_per_cpu_s": len(games) / fast,
+        "reference_per_cpu_s": len(games) / slow,
+        "same_ends": all(a._places == b._places for a, b in zip(ours, theirs, strict=True)),
+    }
 
 
 # ----- greedy baseline ---------------------------------------------------------------------
@@ -253,6 +295,17 @@ def print_table(report: dict[str, Any]) -> None:
         f"{ls['seconds_median']:.3f} CPU s (median of 5; status {ls['status']})"
     )
     print()
+    print(f"Solver playouts (terrace.solve.playout): first {min(a['playout_deals'], a['deal_count'])} deals")
+    print(
+        f"{'variant':<16}{'playouts/CPU s':>16}{'reference dive':>16}{'ratio':>7}{'won':>6}{'same ends':>11}"
+    )
+    for v, r in report["playouts"].items():
+        ratio = r["playouts_per_cpu_s"] / r["reference_per_cpu_s"]
+        print(
+            f"{v:<16}{r['playouts_per_cpu_s']:>16,.0f}{r['reference_per_cpu_s']:>16,.0f}{ratio:>7.2f}"
+            f"{r['won']:>6}{'yes' if r['same_ends'] else 'NO':>11}"
+        )
+    print()
     print(f"Greedy baseline: first {min(a['greedy_deals'], a['deal_count'])} deals of the set per variant")
     print(f"{'variant':<16}{'avg score':>10}{'terrace cleared':>17}{'win rate':>10}", end="")
     print(f"{'gave up':>9}{'mean moves':>12}{'games/s':>9}")
@@ -291,11 +344,21 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="greedy games per variant: the first N deals of the set (default: the whole set)",
     )
+    p.add_argument(
+        "--playout-deals",
+        type=int,
+        default=100,
+        help="solver playouts per family variant: the first N deals of the set (default: %(default)s)",
+    )
     p.add_argument("--seed", type=int, default=1, help="seed of the random policy (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     args = p.parse_args(argv)
-    if args.playouts < 1 or (args.greedy_deals is not None and args.greedy_deals < 1):
-        p.error("--playouts and --greedy-deals must be at least 1")
+    if (
+        args.playouts < 1
+        or args.playout_deals < 1
+        or (args.greedy_deals is not None and args.greedy_deals < 1)
+    ):
+        p.error("--playouts, --playout-deals and --greedy-deals must be at least 1")
 
     spec = args.deals
     if not Path(spec).exists() and (ROOT / spec).exists():
@@ -313,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         "args": {**vars(args), "deal_count": len(deals), "move_cap": MOVE_CAP, "repeats": REPEATS},
         "random": {v: bench_random(v, deals, args.playouts, args.seed) for v in args.variants},
         "lost_search": bench_lost_search(),
+        "playouts": {
+            v: bench_playouts(v, deals[: args.playout_deals])
+            for v in args.variants
+            if terrace.VARIANTS[v].family != "louis"  # Louis's playout is the reference dive itself
+        },
         "greedy": {v: bench_greedy(v, deals[: args.greedy_deals]) for v in args.variants},
     }
     report["seconds"] = time.perf_counter() - start

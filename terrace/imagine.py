@@ -35,6 +35,7 @@ announces it; the view does not carry it).
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -46,7 +47,7 @@ from .louis import LouisGame
 from .variants import VARIANTS
 from .versions import RULES_VERSION
 
-__all__ = ["board", "imagine", "unseen"]
+__all__ = ["board", "imagine", "reshuffled", "unseen"]
 
 _ID_BY_NAME: dict[str, tuple[int, int]] = {NAME[c]: (c, c + 52) for c in range(52)}
 _TEMPLATES: dict[tuple[str, int], Game] = {}  # one game per variant and rules version, copied not dealt
@@ -192,6 +193,18 @@ def _set_louis(game: LouisGame, view: dict[str, Any], stock: list[int]) -> None:
         game._first_circuit, game._last = True, target
     else:  # every heap holds a card: later circuits go round in order
         game._first_circuit, game._last = False, (target - 1) % 12
+
+
+def reshuffled(game: Game, rng: random.Random) -> Game:
+    """A copy of ``game`` (an imagined game) with its stock in a new random order by ``rng``:
+    another guess, for the price of a copy (no view to read; :func:`imagine` checks one)."""
+    from .family import S as FAMILY_STOCK
+    from .louis import S as LOUIS_STOCK
+
+    g = game.copy()
+    stock = g._places[FAMILY_STOCK if isinstance(g, FamilyGame) else LOUIS_STOCK]
+    rng.shuffle(stock)
+    return g
 
 
 def board(game: Game) -> dict[str, Any]:

@@ -5,14 +5,19 @@ It never sees the deal. At each choice it:
 1. asks the solver which moves are worth trying here
    (``terrace.solve.first_choices``: that depends only on what the view shows); a
    safe move, a terrace card going home, or a lone move is played at once;
-2. guesses the stock's order four times (``terrace.imagine``: the unseen cards,
-   shuffled), the same guesses for every candidate;
-3. plays the three best candidates on every guess and lets the solver's first line
+2. guesses the stock's order (``terrace.imagine``: the unseen cards, shuffled),
+   the same guesses for every candidate;
+3. plays its four best candidates on every guess and lets the solver's first line
    (``terrace.solve.playout``, a greedy dive that knows the guessed stock) play
    the game out; a won playout counts 1000, any other its cards home less two for
-   each card left in the terrace (every base is tried, on more guesses);
-4. plays the candidate with the best total, never one that brings back a position
-   it has already stood in.
+   each card left in the terrace;
+4. shares its playouts out in rounds (after sequential halving): every candidate
+   on four guesses, then the better two on eight new ones. When the first round's
+   playouts cannot tell the candidates apart (the same result on every guess) or
+   one leads by ``MARGIN`` (two won playouts more, and then some), it stops there,
+   so the playouts go to close choices;
+5. plays the candidate with the best total, never one that brings back a position
+   it has already stood in. The base is chosen alike: every base on six guesses.
 
 What it remembers is what it saw: signora's second pass through the stock is the
 waste it turned over, and Louis's later deals deal the heaps it gathered, in the
@@ -30,24 +35,28 @@ import random
 from typing import Any
 
 from bots.bot import Bot, View
-from terrace.imagine import board, imagine, unseen
+from terrace.imagine import board, imagine, reshuffled, unseen
 from terrace.louis import GATHER_ORDER, PLACE_NAMES
 from terrace.solve import first_choices, playout, solve
 
-SAMPLES = 4  # guessed stocks per choice
+FIRST_ROUND = 4  # guessed stocks for every candidate at a choice
+LAST_ROUND = 8  # new guesses for the last two candidates (each round doubles, up to this)
 BASE_SAMPLES = 6  # guessed stocks per candidate base
-CANDIDATES = 3  # moves compared at one choice, best first by the solver's order
+CANDIDATES = 4  # moves compared at one choice, best first by the solver's order
 STEPS = 300  # moves per playout: to the end of the game, nearly always
 BASE_STEPS = 300  # the base decides the whole game: play it out to the end
 WIN = 1000.0
 TERRACE = 2.0  # a card left in the terrace counts against a playout (it blocks the win)
+MARGIN = 2 * WIN  # a candidate this far ahead after a round is played at once (two wins more, and then some)
 SOLVE_NODES = 15_000  # the solver's budget once the stock's order is known (deterministic: no clock)
 RESOLVE_EVERY = 8  # cards home between two such solves when one found no win
 
 
 class SamplerBot(Bot):
     name = "sampler"
-    samples = SAMPLES
+    first_round = FIRST_ROUND
+    last_round = LAST_ROUND
+    margin = MARGIN
     base_samples = BASE_SAMPLES
     candidates = CANDIDATES
 
@@ -101,6 +110,14 @@ class SamplerBot(Bot):
         self.line = list(s.moves[1:])
         return s.moves[0]
 
+    def guesses(self, view: View, own: Any, k: int) -> list[Any]:
+        """``k`` games in the view's position, each with its own guess at the stock (``own``
+        is the view imagined once); the one true game when this bot knows the stock's order."""
+        known = self.exact(view)
+        if known is not None:
+            return [self.imagine(view, known)]
+        return [reshuffled(own, self.rng) for _ in range(k)]
+
     def orders(self, view: View, k: int) -> list[list[str]]:
         known = self.exact(view)
         if known is not None:
@@ -129,22 +146,62 @@ class SamplerBot(Bot):
             return sorted(legal)[0]
         if len(options) == 1:
             return options[0]
-        base = view.get("phase") == "choose-base"
-        games = [
-            self.imagine(view, o) for o in self.orders(view, self.base_samples if base else self.samples)
-        ]
+        if view.get("phase") == "choose-base":
+            return self.pick_base(view, own, options)
+        known = self.exact(view)
+        here = own if known is None else self.imagine(view, known)
+        fresh = [m for m in options if not self.returns(here, m)]
+        return self.compare((fresh or options)[: self.candidates], view, own)
+
+    def pick_base(self, view: View, own: Any, options: list[str]) -> str:
+        """Every base on the same guesses, played out to the end: the base decides the whole game."""
+        games = self.guesses(view, own, self.base_samples)
         fresh = [m for m in options if not self.returns(games[0], m)]
         best, best_value = (fresh or options)[0], -1.0
-        for move in fresh if base else fresh[: self.candidates]:
-            value = 0.0
-            for game in games:
-                g = game.copy()
-                g.play(move)
-                end = playout(g, BASE_STEPS if base else STEPS)
-                value += WIN if end._won() else end.score - TERRACE * end.terrace_left
+        for move in fresh:
+            value = sum(self.value(game, move, BASE_STEPS) for game in games)
             if value > best_value:
                 best, best_value = move, value
         return best
+
+    def compare(self, moves: list[str], view: View, own: Any) -> str:
+        """The best of ``moves``, by playouts on guessed stocks (the same guesses for every move).
+
+        Rounds, in the manner of sequential halving: every move on ``first_round``
+        guesses, then the better half on more guesses, and so on, until one move is
+        left; a round whose playouts cannot tell the moves apart, or where one move
+        leads by far, ends the comparison early (the budget goes to close choices).
+        """
+        if len(moves) == 1:
+            return moves[0]
+        totals = dict.fromkeys(moves, 0.0)
+        alive = list(moves)
+        guesses = self.first_round
+        while True:
+            games = self.guesses(view, own, guesses)
+            rows = {m: [self.value(g, m, STEPS) for g in games] for m in alive}
+            for m in alive:
+                totals[m] += sum(rows[m])
+            alive.sort(key=lambda m: -totals[m])  # stable: ties keep the solver's order
+            if len(games) == 1:  # the stock's order is known: one playout says it all
+                return alive[0]
+            first, second = alive[0], alive[1]
+            if all(rows[m] == rows[first] for m in alive):
+                return first  # nothing to tell them apart on these guesses
+            if totals[first] - totals[second] >= self.margin:
+                return first
+            if len(alive) <= 2 and guesses >= self.last_round:
+                return first
+            alive = alive[: max(2, len(alive) // 2)]
+            guesses = min(guesses * 2, self.last_round)
+
+    def value(self, game: Any, move: str, steps: int) -> float:
+        """One playout of ``move`` on a guessed game: a win counts ``WIN``, else cards home
+        less a few for each card left in the terrace."""
+        g = game.copy()
+        g.play(move)
+        end = playout(g, steps)
+        return WIN if end._won() else end.score - TERRACE * end.terrace_left
 
     def returns(self, game: Any, move: str) -> bool:
         """Whether ``move`` leads back to a position this bot has stood in (a loop)."""

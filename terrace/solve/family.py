@@ -46,6 +46,11 @@ _DOWN = tuple(RANK[c] - 1 or 13 for c in range(104))
 _UP = tuple(RANK[c] % 13 + 1 for c in range(104))
 _COLOUR_KEY = tuple(RANK[c] * 2 + RED[c] for c in range(104))
 _SUIT_KEY = tuple(RANK[c] * 4 + SUIT[c] for c in range(104))
+# What a top accepts, as the key of the card it takes: on a foundation the next rank up
+# (of its suit, or of the other colour), on a pile the next rank down of the other colour.
+_HOME_SUIT = tuple(_UP[c] * 4 + SUIT[c] for c in range(104))
+_HOME_COLOUR = tuple(_UP[c] * 2 + (not RED[c]) for c in range(104))
+_PILE_ACCEPTS = tuple(_DOWN[c] * 2 + (not RED[c]) for c in range(104))
 _SEP = b"\xff"
 _SOURCES = (T, W, *PILES)
 PILE1 = PILES[0]
@@ -69,6 +74,8 @@ class FamilyAdapter:
         self.suit_mode = v.foundation_match == "suit"
         self.table = _SUIT_CLASS if self.suit_mode else _COLOUR_CLASS
         self.fkey = _SUIT_KEY if self.suit_mode else _COLOUR_KEY
+        # what a foundation's top accepts, as the key (``fkey``) of the card it takes
+        self.home_accepts = _HOME_SUIT if self.suit_mode else _HOME_COLOUR
         self.autofill = v.autofill_gaps
         self.terrace_packs = v.terrace_freed_late
         self.any_gap = v.gap_fill == "any"
@@ -151,18 +158,77 @@ class FamilyAdapter:
         head = bytes((game._base or 0, left, len(p[T]), len(p[S])))
         return _SEP.join([head, tops, bytes(p[W]).translate(table), stock, *piles])
 
+    def dive(self, game: Game, steps: int) -> FamilyGame:
+        """:func:`terrace.solve.search.dive` for this adapter, the same line, cheaper.
+
+        The dive keeps every position it met, to never walk into one again. Here
+        every move is either *progress* (a card home, the stock turned or
+        recycled, a gap filled from the stock: the cards home never go down, the
+        stock only shrinks until a recycle, and recycles only get used up) or a
+        shuffle that changes none of those. So a position after progress was
+        never met, and no earlier position will be met again: only the positions
+        since the last progress need keeping (its *plateau*), and within it the
+        foundations, the stock and the recycles stay put, while the terrace and
+        the waste only lose their tops, so their lengths pin them. The plateau
+        key is thus the piles (as :meth:`key` classes them) and two lengths, and
+        it is made only when a shuffle is tried.
+        """
+        assert isinstance(game, FamilyGame)
+        g = game.copy()
+        assert isinstance(g, FamilyGame)
+        table = self.table
+        autofill = self.autofill
+        play, undo, moves = self.play, self.undo, self.moves
+        seen: set[tuple[object, ...]] = set()
+        entered = False  # whether the current position's plateau key is in ``seen``
+        for _ in range(steps):
+            if self.home == 104:
+                break
+            p = g._places
+            stock_left = bool(p[S])
+            for move in moves(g):
+                src, dst = move
+                progress = (
+                    g._base is None
+                    or dst >= F1
+                    or src == S
+                    or dst == S
+                    or (autofill and src >= PILE1 and stock_left and len(p[src]) == 1)
+                )
+                if progress:
+                    play(g, move)
+                    seen.clear()
+                    entered = False
+                    break
+                if not entered:
+                    seen.add(_plateau_key(p, table))
+                    entered = True
+                token = play(g, move)
+                k = _plateau_key(p, table)
+                if k not in seen:
+                    seen.add(k)
+                    break
+                undo(g, move, token)
+            else:
+                break
+        g._legal = None
+        g._status = None
+        return g
+
     # ----- moves ---------------------------------------------------------------------
 
     def moves(self, game: Game) -> list[Move]:
         """The engine's legal moves (``FamilyGame._generate``, the same order), less those
         alike, ranked: one generation pass, no sort."""
+        # Hot (every position of a search or a playout): what a top accepts comes from
+        # tables, and the tables and the rules' switches are locals.
         assert isinstance(game, FamilyGame)
         p = game._places
         base = game._base
         if base is None:
             return game._generate()
         fkey = self.fkey
-        suit_mode = self.suit_mode
+        home_accepts = self.home_accepts
         accepts_home: dict[int, int] = {}  # only the first foundation of a key: the rest are alike
         first_empty = None
         for f in FOUNDATIONS:
@@ -172,65 +238,78 @@ class FamilyAdapter:
                 if first_empty is None:
                     first_empty = f
             elif n < 13:
-                top = pile[-1]
-                k = _UP[top] * 4 + SUIT[top] if suit_mode else _UP[top] * 2 + (not RED[top])
+                k = home_accepts[pile[-1]]
                 if k not in accepts_home:
                     accepts_home[k] = f
         accepts_pile: dict[int, list[int]] = {}
         gaps: list[int] = []
+        pile_accepts = _PILE_ACCEPTS
         for i in PILES:
             pile = p[i]
             if pile:
-                top = pile[-1]
-                accepts_pile.setdefault(_DOWN[top] * 2 + (not RED[top]), []).append(i)
+                k = pile_accepts[pile[-1]]
+                if k in accepts_pile:
+                    accepts_pile[k].append(i)
+                else:
+                    accepts_pile[k] = [i]
             else:
                 gaps.append(i)
-        ranks: list[list[Move]] = [[], [], [], [], [], [], []]
+        r0: list[Move] = []  # the terrace and waste tops home
+        r1: list[Move] = []  # to a gap, and a lone pile card packed (it makes a gap)
+        r2: list[Move] = []  # the terrace and waste packed on a pile
+        r3: list[Move] = []  # pile tops home
+        r5: list[Move] = []  # other pile moves
         hasty = self.hasty
         safe = self.safe
         any_gap = self.any_gap
+        colour_key = _COLOUR_KEY
+        rank_of = RANK
         terrace_free = self.terrace_packs and not p[S] and not p[W]
+        lone_frees = bool(p[W]) or any_gap or (self.autofill and bool(p[S]))  # a gap is worth having
         for src in _SOURCES:
             pile = p[src]
             if not pile:
                 continue
             card = pile[-1]
-            dst = first_empty if RANK[card] == base else accepts_home.get(fkey[card])
+            dst = first_empty if rank_of[card] == base else accepts_home.get(fkey[card])
             if dst is not None:
                 move = (src, dst)
                 if (safe and self._safe(game, src, dst)) or (hasty and src == T):
                     return [move]
-                ranks[0 if src < S else 3].append(move)
+                (r0 if src < S else r3).append(move)
             if src == T:
                 if not terrace_free:
                     continue
                 lone = False
             else:
                 lone = src >= PILE1 and len(pile) == 1
-            targets = accepts_pile.get(_COLOUR_KEY[card])
+            targets = accepts_pile.get(colour_key[card])
             if targets:
                 if src < S:
-                    rank = 2
-                elif hasty and not self._reveals(game, src):
-                    rank = -1
+                    out: list[Move] | None = r2
+                elif hasty and not (
+                    lone_frees
+                    if lone
+                    else self._frees(pile[-2], src, base, first_empty, accepts_home, accepts_pile)
+                ):
+                    out = None  # it reveals nothing that can move at once
                 else:
-                    rank = 1 if lone else 5
-                if rank >= 0:
+                    out = r1 if lone else r5
+                if out is not None:
                     for t in targets:
                         if t != src:
-                            ranks[rank].append((src, t))
+                            out.append((src, t))
             if gaps and (src == W or any_gap) and not lone:
                 for t in gaps:
                     if t != src:
-                        ranks[1].append((src, t))
+                        r1.append((src, t))
                         break  # gaps are alike
         if p[S]:
             if not (game._recycles_left < self.recycles and p[W]):
-                ranks[4].append((S, W))
+                return r0 + r1 + r2 + r3 + [(S, W)] + r5
         elif p[W] and game._recycles_left > 0:
-            ranks[6].append((W, S))
-        r0, r1, r2, r3, r4, r5, r6 = ranks
-        return r0 + r1 + r2 + r3 + r4 + r5 + r6
+            return r0 + r1 + r2 + r3 + r5 + [(W, S)]
+        return r0 + r1 + r2 + r3 + r5
 
     def _safe(self, game: FamilyGame, src: int, dst: int) -> bool:
         p = game._places
@@ -261,30 +340,21 @@ class FamilyAdapter:
             return True
         return self._dead_target(game, card)
 
-    def _reveals(self, game: FamilyGame, src: int) -> bool:
-        """Whether moving the top of pile ``src`` leaves something that can move at once."""
-        p = game._places
-        pile = p[src]
-        if len(pile) == 1:
-            return bool(p[W]) or self.any_gap or (self.autofill and bool(p[S]))
-        card = pile[-2]
-        return self._homes(game, card) or any(
-            t != src and p[t] and _DOWN[p[t][-1]] == RANK[card] and RED[p[t][-1]] != RED[card] for t in PILES
-        )
-
-    def _homes(self, game: FamilyGame, card: int) -> bool:
-        """Whether ``card`` fits a foundation now."""
-        p = game._places
-        rank = RANK[card]
-        for f in FOUNDATIONS:
-            pile = p[f]
-            if not pile:
-                if rank == game._base:
-                    return True
-                continue
-            top = pile[-1]
-            matches = SUIT[top] == SUIT[card] if self.suit_mode else RED[top] != RED[card]
-            if len(pile) < 13 and rank == RANK[top] % 13 + 1 and matches:
+    def _frees(
+        self,
+        card: int,
+        src: int,
+        base: int,
+        first_empty: int | None,
+        accepts_home: dict[int, int],
+        accepts_pile: dict[int, list[int]],
+    ) -> bool:
+        """Whether ``card`` (beneath the top of pile ``src``) can move at once once uncovered:
+        home, or onto another pile (the indexes are :meth:`moves`')."""
+        if first_empty is not None if RANK[card] == base else self.fkey[card] in accepts_home:
+            return True
+        for t in accepts_pile.get(_COLOUR_KEY[card], ()):  # noqa: SIM110 (a loop: no generator frame)
+            if t != src:
                 return True
         return False
 
@@ -302,3 +372,9 @@ class FamilyAdapter:
                 if RANK[c] == want and RED[c] != red:
                     needed -= 1
         return needed == 0
+
+
+def _plateau_key(p: list[list[int]], table: bytes) -> tuple[object, ...]:
+    """A position among those since the last progress move (see :meth:`FamilyAdapter.dive`)."""
+    piles = sorted([bytes(p[i]).translate(table) for i in PILES])
+    return (len(p[T]), len(p[W]), *piles)

@@ -26,7 +26,8 @@ def test_bad_deal_sets_are_refused(bad: str) -> None:
 
 
 def test_a_tiny_run_reports_every_variant(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bench.main(["--deals", "1-3", "--playouts", "2", "--greedy-deals", "3", "--json"]) == 0
+    args = ["--deals", "1-3", "--playouts", "2", "--greedy-deals", "3", "--playout-deals", "3", "--json"]
+    assert bench.main(args) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(report["random"]) == set(report["greedy"]) == {"terrace", "queen-of-italy", "signora", "louis"}
     for r in report["random"].values():
@@ -34,6 +35,9 @@ def test_a_tiny_run_reports_every_variant(capsys: pytest.CaptureFixture[str]) ->
     for v, r in report["greedy"].items():
         assert r["games"] == 3 and 0 <= r["win_rate"] <= 1
         assert (r["terrace_cleared_rate"] is None) == (v == "louis")
+    assert set(report["playouts"]) == {"terrace", "queen-of-italy", "signora"}
+    for r in report["playouts"].values():
+        assert r["playouts"] == 3 and r["same_ends"] and r["playouts_per_cpu_s"] > 0
 
 
 def test_the_greedy_baseline_is_deterministic() -> None:

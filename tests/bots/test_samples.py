@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ import terrace
 from bots.bot import Bot
 from bots.samples.greedy import GreedyBot
 from bots.samples.planner import PlannerBot
-from bots.samples.sampler import SamplerBot
+from bots.samples.sampler import FIRST_ROUND, LAST_ROUND, WIN, SamplerBot
 from terrace.solve import solve
 from tests.terrace.positions import family_game
 from tests.terrace.solve.test_solver import endgame, full_foundations
@@ -189,3 +190,59 @@ def test_sampler_plays_the_solvers_line_once_nothing_is_hidden() -> None:
     game.play(line[0])
     assert play_out(bot, game) == list(line[1:])
     assert game.status == "won"
+
+
+class Scripted(SamplerBot):
+    """The sampler with its playouts' values scripted (move -> one value per guess, in order),
+    to watch how it shares its guesses out between candidates."""
+
+    def __init__(self, script: dict[str, list[float]]) -> None:
+        super().__init__()
+        self.script = script
+        self.calls: Counter[str] = Counter()
+
+    def value(self, game: Any, move: str, steps: int) -> float:
+        i = self.calls[move]
+        self.calls[move] += 1
+        return self.script[move][i]
+
+
+def compare(script: dict[str, list[float]]) -> tuple[str, Counter[str]]:
+    game = terrace.new_game("terrace", deal=2)
+    game.play("1-F1")  # the stock still hidden: guesses are needed
+    view = json.loads(json.dumps(game.view()))
+    bot = start(Scripted(script), "terrace")
+    own = bot.imagine(view, terrace.imagine.unseen(view))
+    return bot.compare(list(script), view, own), bot.calls
+
+
+def test_sampler_stops_at_once_when_the_playouts_cannot_tell_the_moves_apart() -> None:
+    same = [70.0, 80.0, WIN, 60.0]
+    move, calls = compare({"a": same, "b": same, "c": same})
+    assert move == "a"  # the solver's first choice
+    assert calls == {"a": FIRST_ROUND, "b": FIRST_ROUND, "c": FIRST_ROUND}
+
+
+def test_sampler_plays_a_move_far_ahead_without_more_guesses() -> None:
+    move, calls = compare({"a": [70.0] * 4, "b": [WIN, WIN, WIN, 70.0], "c": [60.0] * 4, "d": [50.0] * 4})
+    assert move == "b"
+    assert set(calls.values()) == {FIRST_ROUND}
+
+
+def test_sampler_gives_a_close_choice_more_guesses_between_the_best_two() -> None:
+    rest = [0.0] * LAST_ROUND
+    move, calls = compare(
+        {
+            "a": [WIN, 70.0, 70.0, 70.0, *rest],  # ahead after the first round by one win
+            "b": [70.0, 70.0, 70.0, 71.0, WIN, WIN, *rest[2:]],  # ahead over both
+            "c": [60.0] * 4,
+            "d": [50.0] * 4,
+        }
+    )
+    assert move == "b"
+    assert calls == {
+        "a": FIRST_ROUND + LAST_ROUND,
+        "b": FIRST_ROUND + LAST_ROUND,
+        "c": FIRST_ROUND,
+        "d": FIRST_ROUND,
+    }

@@ -9,7 +9,7 @@ import pytest
 
 import terrace
 from terrace.cards import NAME
-from terrace.imagine import board, imagine, unseen
+from terrace.imagine import board, imagine, reshuffled, unseen
 
 FAMILY = ("terrace", "queen-of-italy", "signora")
 STOCK = {"terrace": 2, "queen-of-italy": 2, "signora": 2, "louis": 24}  # the engine's stock place
@@ -123,3 +123,21 @@ def test_a_guessed_order_is_a_different_deal_of_the_same_position() -> None:
     h.play("S-W")
     assert h.view()["waste"] == [order[0]]
     assert board(h) == {k: v for k, v in h.view().items() if k not in ("status", "moves")}
+
+
+@pytest.mark.parametrize("variant", [*FAMILY, "louis"])
+def test_reshuffled_is_the_same_view_with_the_stock_in_another_order(variant: str) -> None:
+    g = terrace.new_game(variant, deal=4)
+    view = g.view()
+    own = imagine(view, unseen(view))
+    before = true_stock(own)
+    guesses = [reshuffled(own, random.Random(seed)) for seed in range(3)]
+    assert true_stock(own) == before  # the game it copies keeps its order
+    for h in guesses:
+        assert h.view() == view
+        assert Counter(true_stock(h)) == Counter(before)
+    assert len({tuple(true_stock(h)) for h in [own, *guesses]}) == 4  # each its own order
+    assert true_stock(reshuffled(own, random.Random(0))) == true_stock(guesses[0])  # seeded
+    h = guesses[0]
+    h.play(h.legal_moves()[0])  # plays on, alone
+    assert own.view() == view

@@ -1,5 +1,6 @@
 """The family adapter's own move generation and in-place moves: the engine's legal moves, less
-only moves alike, and every move taken back exactly; the dives' shaken order stays a permutation."""
+only moves alike, and every move taken back exactly; its own dive (the bots' playout) walks the
+very line of the search's reference dive; the dives' shaken order stays a permutation."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from hypothesis import strategies as st
 import terrace
 from terrace.cards import NAME
 from terrace.family import F1, PILES, FamilyGame, S, W
-from terrace.solve import Shaken, solve
+from terrace.solve import Shaken, playout, solve
 from terrace.solve.family import FamilyAdapter
+from terrace.solve.search import dive
 from tests.terrace.positions import family_game
 
 FAMILY = ["terrace", "queen-of-italy", "signora"]
@@ -70,6 +72,39 @@ def test_every_move_played_in_place_is_taken_back_exactly(
         assert a.home == twin.score
         a.undo(g, move, token)
         assert state(g) == before and a.home == home
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(FAMILY),
+    st.integers(1, 10_000),
+    st.integers(0, 250),
+    st.integers(0, 10**6),
+    st.integers(1, 400),
+)
+def test_the_adapters_own_dive_ends_where_the_reference_dive_ends(
+    variant: str, deal: int, steps: int, seed: int, budget: int
+) -> None:
+    # the adapter's dive keeps only the positions since the last progress move, with a
+    # smaller key: it must walk exactly the line of ``search.dive`` (full keys, all kept)
+    g = wander(variant, deal, steps, seed)
+    before = state(g)
+    ours = FamilyAdapter(g, hasty=True).dive(g, budget)
+    reference = dive(g, FamilyAdapter(g, hasty=True), budget)
+    assert state(ours) == state(reference)
+    assert state(playout(g, budget)) == state(reference)  # the bots' playout is this dive
+    assert state(g) == before  # a copy walks, the game stays
+
+
+def test_the_dive_from_a_deals_start_is_unchanged() -> None:
+    # whole games from the start (base chosen by the dive), every variant: the same end as the reference
+    for variant in FAMILY:
+        for deal in range(1, 31):
+            g = terrace.new_game(variant, deal=deal)
+            assert isinstance(g, FamilyGame)
+            ours = FamilyAdapter(g, hasty=True).dive(g, 400)
+            reference = dive(g, FamilyAdapter(g, hasty=True), 400)
+            assert state(ours) == state(reference), (variant, deal)
 
 
 def test_a_gap_filled_from_the_stock_and_a_recycle_are_taken_back() -> None:
