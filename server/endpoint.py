@@ -21,8 +21,7 @@ import asyncio
 import contextlib
 import logging
 import math
-import types
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import ServerConnection
@@ -58,7 +57,7 @@ async def serve_connection(server: RaceServer, ws: ServerConnection) -> None:
     conn = Connection(ws, ws.subprotocol or MSGPACK, where, TokenBucket(config.rate, config.burst), outbound)
     server.connections.add(conn)
     server.metrics.connections.inc()
-    lane = Lane(server, conn, config.max_pending)
+    lane = Lane(lambda req: _serve(server, conn, req), config.max_pending)
     try:
         async for frame in ws:
             if not _admit(server, conn, frame, lane):
@@ -122,9 +121,8 @@ class Lane:
     requests queue for it (at most ``size``).
     """
 
-    def __init__(self, server: RaceServer, conn: Connection, size: int) -> None:
-        self.server = server
-        self.conn = conn
+    def __init__(self, serve: Callable[[dict[str, Any]], Coroutine[Any, Any, bool]], size: int) -> None:
+        self.serve = serve  # answers one request; False once the connection is closed
         # a request not started yet, or the rest of one started on the reader
         self.pending: asyncio.Queue[dict[str, Any] | Coroutine[Any, Any, bool]] = asyncio.Queue(size)
         self.under_way = 0  # requests queued for the worker or being answered by it
@@ -139,7 +137,7 @@ class Lane:
                 return False
             self.under_way += 1
             return True
-        rest = self._start(_serve(self.server, self.conn, req))
+        rest = self._start(self.serve(req))
         if rest is not None:  # it waits: the worker finishes it (the queue is empty, so it fits)
             self.pending.put_nowait(rest)
             self.under_way += 1
@@ -167,7 +165,7 @@ class Lane:
         while True:
             item = await self.pending.get()
             try:
-                if not await (_serve(self.server, self.conn, item) if isinstance(item, dict) else item):
+                if not await (self.serve(item) if isinstance(item, dict) else item):
                     return
             finally:
                 self.under_way -= 1
@@ -188,7 +186,7 @@ async def _resume(request: Coroutine[Any, Any, bool], waiting: Any) -> bool:
     yielded): what a task does, step by step, for the coroutine it runs."""
     while True:
         try:
-            await _wait_on(waiting)
+            await _WaitOn(waiting)
         except BaseException as exc:  # the task was cancelled (or the future failed): it is the request's
             try:
                 waiting = request.throw(exc)
@@ -201,11 +199,17 @@ async def _resume(request: Coroutine[Any, Any, bool], waiting: Any) -> bool:
                 return bool(done.value)
 
 
-@types.coroutine
-def _wait_on(waiting: Any) -> Generator[Any, None, None]:
-    """Yield what the request yielded to the task running it (a future it waits on, or None to
-    be stepped again soon), so the task waits on it for the request."""
-    yield waiting
+class _WaitOn:
+    """Awaiting it yields what the request yielded to the task running it (a future it waits on,
+    or None to be stepped again soon), so the task waits on that for the request."""
+
+    __slots__ = ("waiting",)
+
+    def __init__(self, waiting: Any) -> None:
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, None, None]:
+        yield self.waiting
 
 
 async def _serve(server: RaceServer, conn: Connection, req: dict[str, Any]) -> bool:
