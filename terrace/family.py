@@ -59,6 +59,9 @@ class FamilyGame(Game):
         self._base: int | None = None
         self._recycles_left = variant.recycles
         self._suit_mode = variant.foundation_match == "suit"
+        # per place, the card ids last shown and their names: a move changes two or three places,
+        # and the view names the other cards (up to a whole waste) again on every move otherwise
+        self._shown: list[tuple[list[int], list[str]] | None] = [None] * len(PLACE_NAMES)
 
     # ----- derived state -------------------------------------------------------------
 
@@ -286,17 +289,27 @@ class FamilyGame(Game):
     # ----- views -----------------------------------------------------------------------
 
     def _board(self) -> dict[str, Any]:
-        # Once per move answered: names only for the places shown (the stock is a count).
+        # Once per move answered: names only for the places shown (the stock is a count), and only
+        # for the places that changed since the last view (each view gets lists of its own).
         p = self._places
+        shown = self._shown
+
+        def names(i: int) -> list[str]:
+            ids = p[i]
+            kept = shown[i]
+            if kept is None or kept[0] != ids:
+                kept = shown[i] = (ids[:], [NAME[c] for c in ids])
+            return kept[1][:]
+
         base = self._base
         return {
             "variant": self.variant.id,
             "phase": "choose-base" if base is None else "play",
             "base": None if base is None else RANKS[base - 1],
-            "terrace": [NAME[c] for c in p[T]],
-            "foundations": {PLACE_NAMES[f]: [NAME[c] for c in p[f]] for f in FOUNDATIONS},
-            "piles": {PLACE_NAMES[i]: [NAME[c] for c in p[i]] for i in PILES},
-            "waste": [NAME[c] for c in p[W]],
+            "terrace": names(T),
+            "foundations": {PLACE_NAMES[f]: names(f) for f in FOUNDATIONS},
+            "piles": {PLACE_NAMES[i]: names(i) for i in PILES},
+            "waste": names(W),
             "stock": len(p[S]),
             "recycles_left": self._recycles_left,
             "terrace_free": self._terrace_free(),
