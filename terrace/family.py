@@ -61,7 +61,8 @@ class FamilyGame(Game):
         self._suit_mode = variant.foundation_match == "suit"
         # per place, the card ids last shown and their names: a move changes two or three places,
         # and the view names the other cards (up to a whole waste) again on every move otherwise
-        self._shown: list[tuple[list[int], list[str]] | None] = [None] * len(PLACE_NAMES)
+        self._shown_ids: list[list[int]] = [[] for _ in PLACE_NAMES]
+        self._shown: list[list[str]] = [[] for _ in PLACE_NAMES]
 
     # ----- derived state -------------------------------------------------------------
 
@@ -290,32 +291,32 @@ class FamilyGame(Game):
 
     def _board(self) -> dict[str, Any]:
         # Once per move answered: names only for the places shown (the stock is a count), and only
-        # for the places that changed since the last view (each view gets lists of its own).
+        # for the places that changed since the last view (each view gets lists of its own). The
+        # test of a place is inline: a call per place would cost what naming its cards does.
         p = self._places
-        shown = self._shown
-
-        def names(i: int) -> list[str]:
-            ids = p[i]
-            kept = shown[i]
-            if kept is None or kept[0] != ids:
-                kept = shown[i] = (ids[:], [NAME[c] for c in ids])
-            return kept[1][:]
-
+        ids, shown, named = self._shown_ids, self._shown, self._named
         base = self._base
         return {
             "variant": self.variant.id,
             "phase": "choose-base" if base is None else "play",
             "base": None if base is None else RANKS[base - 1],
-            "terrace": names(T),
-            "foundations": {PLACE_NAMES[f]: names(f) for f in FOUNDATIONS},
-            "piles": {PLACE_NAMES[i]: names(i) for i in PILES},
-            "waste": names(W),
+            "terrace": shown[T][:] if ids[T] == p[T] else named(T),
+            "foundations": {PLACE_NAMES[f]: shown[f][:] if ids[f] == p[f] else named(f) for f in FOUNDATIONS},
+            "piles": {PLACE_NAMES[i]: shown[i][:] if ids[i] == p[i] else named(i) for i in PILES},
+            "waste": shown[W][:] if ids[W] == p[W] else named(W),
             "stock": len(p[S]),
             "recycles_left": self._recycles_left,
             "terrace_free": self._terrace_free(),
             "score": self.score,
             "terrace_left": len(p[T]),
         }
+
+    def _named(self, place: int) -> list[str]:
+        """The names of ``place``'s cards, kept for the next view (a copy of them returned)."""
+        cards = self._places[place]
+        self._shown_ids[place] = cards[:]
+        names = self._shown[place] = [NAME[c] for c in cards]
+        return names[:]
 
     @property
     def score(self) -> int:

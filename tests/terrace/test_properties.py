@@ -134,5 +134,5 @@ def test_every_view_is_the_position_as_it_is_and_its_own(variant: str, deal: int
         move = rng.choice(sorted(legal))
         game.play(move)
         fresh.play(move)
-        if hasattr(fresh, "_shown"):  # the same game naming every card afresh
-            fresh._shown = [None] * len(fresh._shown)
+        if hasattr(fresh, "_shown_ids"):  # the same game naming every card afresh
+            fresh._shown_ids = [[-1] for _ in fresh._shown_ids]
