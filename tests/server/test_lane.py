@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from server.endpoint import Lane
+from server.endpoint import STRAIGHT, Lane
 from tests.poll import eventually
 
 
@@ -75,8 +75,25 @@ async def test_a_request_that_waits_is_finished_by_the_worker_and_later_ones_wai
             ("end", 3),
         ]
         assert all(task is lane.worker for _, _, task in requests.log)
-        assert lane.take({"n": 4})  # nothing under way again: answered at once
-        assert requests.log[-1][:2] == ("end", 4)
+    finally:
+        await _closed(lane)
+
+
+async def test_after_a_request_waited_the_next_ones_go_straight_to_the_worker_for_a_while() -> None:
+    requests = Requests()
+    requests.gates[1] = asyncio.Event()
+    lane = Lane(requests.serve, 4)
+    try:
+        assert lane.take({"n": 1})  # waits: the rest of it goes to the worker
+        requests.gates[1].set()
+        await eventually(lambda: lane.under_way == 0)
+        for n in range(2, 2 + STRAIGHT):  # these never wait, but go to the worker all the same
+            assert lane.take({"n": n})
+            assert requests.log[-1][:2] == ("end", n - 1)  # not answered before take returned
+            await eventually(lambda: lane.under_way == 0)
+            assert requests.log[-1][:2] == ("end", n)
+        assert lane.take({"n": 99})  # then the reader tries again: answered at once
+        assert requests.log[-1][:2] == ("end", 99)
     finally:
         await _closed(lane)
 
