@@ -311,6 +311,14 @@ class FamilyGame(Game):
             "terrace_left": len(p[T]),
         }
 
+    def copy(self) -> FamilyGame:
+        g = super().copy()
+        assert isinstance(g, FamilyGame)
+        # lists of its own: a copy used in another thread must never pair one naming's ids with
+        # another's names (each view's check reads both)
+        g._shown_ids, g._shown = self._shown_ids[:], self._shown[:]
+        return g
+
     def _named(self, place: int) -> list[str]:
         """The names of ``place``'s cards, kept for the next view (a copy of them returned)."""
         cards = self._places[place]

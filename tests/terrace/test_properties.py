@@ -136,3 +136,24 @@ def test_every_view_is_the_position_as_it_is_and_its_own(variant: str, deal: int
         fresh.play(move)
         if hasattr(fresh, "_shown_ids"):  # the same game naming every card afresh
             fresh._shown_ids = [[-1] for _ in fresh._shown_ids]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_copy_and_its_original_each_show_their_own_position(variant: str) -> None:
+    rng = random.Random(7)
+    game = terrace.new_game(variant, 11)
+    for _ in range(40):
+        legal = sorted(game.legal_moves())
+        if not legal:
+            break
+        game.play(rng.choice(legal))
+    copy = game.copy()
+    for g in (game, copy, game, copy):  # different moves on each, views taken in turn
+        legal = sorted(g.legal_moves())
+        if not legal:
+            continue
+        g.play(rng.choice(legal))
+        replayed = terrace.new_game(variant, 11)
+        for move in g.moves:
+            replayed.play(move)
+        assert g.view() == replayed.view()
