@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any, cast
 
 from rich.console import Console, Group
@@ -119,7 +120,9 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
     """``terrace watch [RACE]``: args.server, args.race (optional), args.json (one push per line),
     args.limit (races of the lobby read at first)."""
     w = _Watch(args.race)
-    conn = await Connection.open(args.server, on_push=w.push)
+    # JSON lines from the first push on: a push read right behind the `subscribed` answer is handled
+    # before the code waiting for that answer runs again, so switching afterwards could miss it
+    conn = await Connection.open(args.server, on_push=_json_lines(w) if args.json else w.push)
     try:
         if args.race:
             answer = await conn.ask("spectate", race=args.race)
@@ -155,12 +158,15 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
         await conn.close()
 
 
-async def _watch_json(w: _Watch, conn: Connection, args: argparse.Namespace) -> int:
+def _json_lines(w: _Watch) -> Callable[[Message], None]:
     def show(msg: Message) -> None:
         w.push(msg)
         print(json.dumps(msg), flush=True)
 
-    conn.on_push = show
+    return show
+
+
+async def _watch_json(w: _Watch, conn: Connection, args: argparse.Namespace) -> int:
     waiters: list[asyncio.Future[Any]] = [w.finished, conn.closed]
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     return 0 if w.finished.done() or not args.race else 1

@@ -311,5 +311,4 @@ class Registry:
         )
 
     def _moved(self, seconds: float) -> None:
-        self.metrics.moves.inc()
-        self.metrics.move_seconds.observe(seconds)
+        self.metrics.moves.observe(seconds)

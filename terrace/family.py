@@ -60,6 +60,10 @@ class FamilyGame(Game):
         self._base: int | None = None
         self._recycles_left = variant.recycles
         self._suit_mode = variant.foundation_match == "suit"
+        # per place, the card ids last shown and their names: a move changes two or three places,
+        # and the view names the other cards (up to a whole waste) again on every move otherwise
+        self._shown_ids: list[list[int]] = [[] for _ in PLACE_NAMES]
+        self._shown: list[list[str]] = [[] for _ in PLACE_NAMES]
 
     # ----- derived state -------------------------------------------------------------
 
@@ -354,23 +358,41 @@ class FamilyGame(Game):
     # ----- views -----------------------------------------------------------------------
 
     def _board(self) -> dict[str, Any]:
-        # Once per move answered: names only for the places shown (the stock is a count).
+        # Once per move answered: names only for the places shown (the stock is a count), and only
+        # for the places that changed since the last view (each view gets lists of its own). The
+        # test of a place is inline: a call per place would cost what naming its cards does.
         p = self._places
+        ids, shown, named = self._shown_ids, self._shown, self._named
         base = self._base
         return {
             "variant": self.variant.id,
             "phase": "choose-base" if base is None else "play",
             "base": None if base is None else RANKS[base - 1],
-            "terrace": [NAME[c] for c in p[T]],
-            "foundations": {PLACE_NAMES[f]: [NAME[c] for c in p[f]] for f in FOUNDATIONS},
-            "piles": {PLACE_NAMES[i]: [NAME[c] for c in p[i]] for i in PILES},
-            "waste": [NAME[c] for c in p[W]],
+            "terrace": shown[T][:] if ids[T] == p[T] else named(T),
+            "foundations": {PLACE_NAMES[f]: shown[f][:] if ids[f] == p[f] else named(f) for f in FOUNDATIONS},
+            "piles": {PLACE_NAMES[i]: shown[i][:] if ids[i] == p[i] else named(i) for i in PILES},
+            "waste": shown[W][:] if ids[W] == p[W] else named(W),
             "stock": len(p[S]),
             "recycles_left": self._recycles_left,
             "terrace_free": self._terrace_free(),
             "score": self.score,
             "terrace_left": len(p[T]),
         }
+
+    def copy(self) -> FamilyGame:
+        g = super().copy()
+        assert isinstance(g, FamilyGame)
+        # lists of its own: a copy used in another thread must never pair one naming's ids with
+        # another's names (each view's check reads both)
+        g._shown_ids, g._shown = self._shown_ids[:], self._shown[:]
+        return g
+
+    def _named(self, place: int) -> list[str]:
+        """The names of ``place``'s cards, kept for the next view (a copy of them returned)."""
+        cards = self._places[place]
+        self._shown_ids[place] = cards[:]
+        names = self._shown[place] = [NAME[c] for c in cards]
+        return names[:]
 
     @property
     def score(self) -> int:

@@ -208,7 +208,10 @@ class Game:
 
     def view(self) -> dict[str, Any]:
         """JSON-safe plain data of what the player may see (docs/ENGINE.md, Views)."""
-        return {**self._board(), "status": self.status, "moves": len(self._history)}
+        view = self._board()  # a new dict each time: add to it rather than copy it
+        view["status"] = self.status
+        view["moves"] = len(self._history)
+        return view
 
     def move_name(self, move: Move) -> str:
         return f"{self.place_names[move[0]]}-{self.place_names[move[1]]}"
@@ -223,7 +226,8 @@ class Game:
     # ----- rule hooks (engines override) --------------------------------------------
 
     def _board(self) -> dict[str, Any]:
-        """The view without status and move count: the position as the player sees it."""
+        """The view without status and move count: the position as the player sees it (a new dict
+        on every call: :meth:`view` adds to it)."""
         raise NotImplementedError
 
     def _generate(self) -> list[Move]:

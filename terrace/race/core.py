@@ -136,18 +136,21 @@ class Race(Reports):
     def next_wake(self) -> int | None:
         """The clock time something is due: an unstarted race's expiry, the countdown's end,
         standings, a grace, the time limit."""
-        due: list[int] = []
-        if self.state == "open" and self.open_until is not None:
-            due.append(self.open_until)
-        if self.state == "countdown" and not self._saving_meta and self.starts_ms is not None:
-            due.append(self.starts_ms)
-        if self.state == "running":
-            assert self.ends_ms is not None
-            due.append(self.ends_ms)
-            due += [s.grace_until for s in self.seats.values() if s.grace_until is not None]
-            if self._standings_due is not None:
-                due.append(self._standings_due)
-        return min(due, default=None)
+        state = self.state
+        if state == "running":  # after every move: a plain loop, no list
+            due = self.ends_ms
+            assert due is not None
+            for seat in self.seats.values():
+                grace = seat.grace_until
+                if grace is not None and grace < due:
+                    due = grace
+            standings = self._standings_due
+            return standings if standings is not None and standings < due else due
+        if state == "open":
+            return self.open_until
+        if state == "countdown" and not self._saving_meta:
+            return self.starts_ms
+        return None
 
     def tick(self, now: int) -> list[Effect]:
         """Do what is due by ``now``."""

@@ -111,3 +111,49 @@ def test_every_legal_move_of_many_positions_is_accepted_and_nothing_else(variant
                 ok = game.is_legal(move) and game.resolve(move) == move
                 assert ok == (move in legal), (move, str(game))
             game.play(rng.choice(sorted(legal)))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@settings(max_examples=20)
+@given(deal=st.integers(0, 2**31), seed=st.integers(0, 2**31))
+def test_every_view_is_the_position_as_it_is_and_its_own(variant: str, deal: int, seed: int) -> None:
+    # The Terrace family names only the places a move changed and reuses the rest: each view
+    # must still show the position now, and changing one view (its lists) must change no other.
+    rng = random.Random(seed)
+    game = terrace.new_game(variant, deal)
+    fresh = terrace.new_game(variant, deal)
+    for _ in range(150):
+        view = game.view()
+        assert view == fresh.view()
+        for value in [*view.values(), *view.get("piles", {}).values(), *view.get("foundations", {}).values()]:
+            if isinstance(value, list):
+                value.append("spoilt")  # a caller that keeps and changes its view
+        legal = game.legal_moves()
+        if not legal:
+            break
+        move = rng.choice(sorted(legal))
+        game.play(move)
+        fresh.play(move)
+        if hasattr(fresh, "_shown_ids"):  # the same game naming every card afresh
+            fresh._shown_ids = [[-1] for _ in fresh._shown_ids]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_copy_and_its_original_each_show_their_own_position(variant: str) -> None:
+    rng = random.Random(7)
+    game = terrace.new_game(variant, 11)
+    for _ in range(40):
+        legal = sorted(game.legal_moves())
+        if not legal:
+            break
+        game.play(rng.choice(legal))
+    copy = game.copy()
+    for g in (game, copy, game, copy):  # different moves on each, views taken in turn
+        legal = sorted(g.legal_moves())
+        if not legal:
+            continue
+        g.play(rng.choice(legal))
+        replayed = terrace.new_game(variant, 11)
+        for move in g.moves:
+            replayed.play(move)
+        assert g.view() == replayed.view()

@@ -488,3 +488,14 @@ def test_any_field_values_are_checked_or_refused_never_crash(kind: str, fields: 
         for name, value in checked.items():
             if name not in ("type", "id"):
                 assert isinstance(value, REQUESTS[kind][name].kind)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("seq", 0), ("seq", 2**31), ("race", "r"), ("race", "r" * 64), ("move", ""), ("move", "x" * 64)],
+)
+def test_a_move_field_at_its_bounds_is_accepted_as_it_is(field: str, value: object) -> None:
+    # (plain strings and integers within bounds take a shorter path than the rest: same answer)
+    checked = check_request({**MOVE, field: value, "extra": 1})
+    assert checked == {k: v for k, v in {**MOVE, field: value}.items()}
+    assert type(checked[field]) is type(value)

@@ -1,0 +1,167 @@
+"""The CPU instructions a move costs the game server, counted under valgrind's callgrind.
+
+    python benchmarks/instructions.py                 # this checkout's server, 15 s counted
+    python benchmarks/instructions.py --root OTHER    # another checkout's server, the same players
+
+On a shared machine the server's CPU time per answer (``benchmarks/server.py``'s
+us/ans) moves with the neighbours by more than a change to the move path saves. An
+instruction count does not: the server runs under callgrind (some fifty times
+slower), the benchmark's players race against it as in ``benchmarks/server.py``
+(memory store, 4-seat ``terrace`` races, one move in flight each), and only the
+window's instructions are counted, divided by the moves the server accepted in it
+(``terrace_moves_total``). ``--cache-sim`` adds callgrind's cache and branch
+simulation and its estimate of cycles (instructions, plus 10 per L1 miss or
+mispredicted branch and 100 per last-level miss). What it leaves out: the kernel
+(system calls), and that an instruction count is not time.
+
+Standings pushes go out every ``--standings-interval`` seconds (5 by default here,
+not the server's 0.1): the server handles about 50 times fewer moves a second under
+callgrind, and the pushes per move should stay about what they are at full speed.
+Needs ``valgrind`` (with ``callgrind_control``) on the PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from benchmarks import server as bench  # noqa: E402
+from benchmarks.common import run_info  # noqa: E402
+
+START_TIMEOUT = 300.0  # seconds: a server under callgrind takes a while to import and listen
+
+
+def totals(path: Path) -> dict[str, int]:
+    """The event totals of a callgrind output file (``Ir``, and the cache events if simulated)."""
+    events: list[str] = []
+    for line in path.read_text().splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("totals:"):  # (a dump's "summary:" line may read 0)
+            return dict(zip(events, map(int, line.split()[1:]), strict=False))
+    raise bench.BenchError(f"no totals in {path}")
+
+
+def estimated_cycles(t: dict[str, int]) -> int | None:
+    """callgrind_annotate's estimate, when the cache and branches were simulated."""
+    if "D1mr" not in t or "Bcm" not in t:
+        return None
+    l1 = t["I1mr"] + t["D1mr"] + t["D1mw"]
+    last = t["ILmr"] + t["DLmr"] + t["DLmw"]
+    return t["Ir"] + 10 * (t["Bcm"] + t["Bim"]) + 10 * l1 + 100 * last
+
+
+def control(*argv: str) -> None:
+    subprocess.run(["callgrind_control", *argv], check=True, capture_output=True)
+
+
+async def count(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    out = workdir / "callgrind.out"
+    server_args = argparse.Namespace(
+        players=args.players,
+        countdown=0.0,
+        standings_interval=args.standings_interval,
+        event_loop="asyncio",
+    )
+    valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
+    if args.cache_sim:
+        valgrind += ["--cache-sim=yes", "--branch-sim=yes"]
+    argv = [*valgrind, *bench.server_argv(server_args)]
+    bench.START_TIMEOUT = START_TIMEOUT
+    bench.ROOT = args.root  # the server process starts in that checkout, so its code is what runs
+    sub = bench.SUBPROTOCOL_NAMES["msgpack"]
+    with bench.ServerProcess("callgrind", argv, workdir) as server:
+        assert server.proc is not None
+        pid = str(server.proc.pid)
+        run = bench.Run()
+        clients = await bench.open_clients(f"ws://{bench.HOST}:{server.port}/ws", args.players, sub)
+        try:
+            maker = bench.Matchmaker("terrace", args.seats)
+            players = [bench.Player(i, ws, sub, run.meter, bench.Style()) for i, ws in enumerate(clients)]
+            await run.wait(asyncio.gather(*(p.hello() for p in players)), START_TIMEOUT, "every welcome")
+            for p in players:
+                run.spawn(f"player {p.n}", p.run(maker))
+            racing = asyncio.gather(*(p.racing.wait() for p in players))
+            await run.wait(racing, START_TIMEOUT, "every player's first race to start")
+            await asyncio.sleep(args.warmup)
+            before = await asyncio.to_thread(bench.fetch_metrics, server.port)
+            control("--instr=on", pid)
+            start = time.perf_counter()
+            await asyncio.sleep(args.seconds)
+            control("--instr=off", pid)
+            seconds = time.perf_counter() - start
+            after = await asyncio.to_thread(bench.fetch_metrics, server.port)
+            control("--dump", pid)
+        finally:
+            await run.stop()
+            await bench.close_clients(clients)
+    moves = int(after["terrace_moves_total"] - before["terrace_moves_total"])
+    if moves <= 0:
+        raise bench.BenchError("no moves were accepted in the window")
+    dumps = sorted(workdir.glob("callgrind.out*"), key=os.path.getmtime)
+    t = max((totals(p) for p in dumps), key=lambda x: x["Ir"])
+    cycles = estimated_cycles(t)
+    return {
+        "root": str(args.root),
+        "moves": moves,
+        "moves_per_s": moves / seconds,
+        "instructions": t["Ir"],
+        "instructions_per_move": t["Ir"] / moves,
+        "estimated_cycles_per_move": None if cycles is None else cycles / moves,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--root", type=Path, default=ROOT, help="the checkout whose server runs (default: this one)"
+    )
+    p.add_argument("--players", type=int, default=100, help="concurrent clients (default: %(default)s)")
+    p.add_argument("--seats", type=int, default=4, help="players per race (default: %(default)s)")
+    p.add_argument("--seconds", type=float, default=15.0, help="counted window (default: %(default)s)")
+    p.add_argument("--warmup", type=float, default=3.0, help="seconds before it (default: %(default)s)")
+    p.add_argument(
+        "--standings-interval", type=float, default=5.0, help="server standings window (default: %(default)s)"
+    )
+    p.add_argument("--cache-sim", action="store_true", help="simulate caches and branches: estimated cycles")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = p.parse_args(argv)
+    if args.players < 1 or not 1 <= args.seats <= 8 or args.seconds <= 0 or args.warmup < 0:
+        p.error("--players at least 1, --seats from 1 to 8, --seconds positive, --warmup not negative")
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        print("valgrind (with callgrind_control) is not on the PATH", file=sys.stderr)
+        return 1
+    args.root = args.root.resolve()
+    try:
+        with tempfile.TemporaryDirectory(prefix="terrace-callgrind-") as tmp:
+            result = asyncio.run(count(args, Path(tmp)))
+    except bench.BenchError as e:
+        print(f"instruction count failed: {e}", file=sys.stderr)
+        return 1
+    report = {**run_info(argv), **result}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"command: {report['command']}")
+    print(f"server:  {report['root']} under callgrind, {args.players} players, {args.seconds:g} s counted")
+    print(f"moves:   {report['moves']:,} ({report['moves_per_s']:.0f}/s under callgrind)")
+    print(f"instructions per move: {report['instructions_per_move']:,.0f}")
+    if report["estimated_cycles_per_move"] is not None:
+        print(f"estimated cycles per move: {report['estimated_cycles_per_move']:,.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
