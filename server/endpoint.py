@@ -5,14 +5,6 @@ answers its requests in order, so one slow request never blocks reading and a fl
 fills a bounded queue instead of memory. Refusals (bad messages, rate limits, a full
 queue) are answered at once by the reader, so they may overtake earlier requests'
 answers; too many in a row close the connection with 1008.
-
-Most requests never wait (a move on the memory store, a ping), and handing each to the
-worker costs a task switch, a good part of a move's CPU. So when the worker has
-nothing under way, the reader starts the request itself (:class:`Lane`): if it
-finishes without waiting, that was all; at its first real wait the rest of it goes to
-the worker, as the worker's own, and later requests queue behind it as before. The
-request runs as the worker's task from its first step, so whatever it asks of its
-task (a timeout, a cancellation) is the worker's, wherever it finishes.
 """
 
 from __future__ import annotations
@@ -21,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import ServerConnection
@@ -57,22 +48,27 @@ async def serve_connection(server: RaceServer, ws: ServerConnection) -> None:
     conn = Connection(ws, ws.subprotocol or MSGPACK, where, TokenBucket(config.rate, config.burst), outbound)
     server.connections.add(conn)
     server.metrics.connections.inc()
-    lane = Lane(lambda req: _serve(server, conn, req), config.max_pending)
+    pending: asyncio.Queue[dict[str, Any]] = asyncio.Queue(config.max_pending)
+    worker = asyncio.create_task(_work(server, conn, pending))
     try:
         async for frame in ws:
-            if not _admit(server, conn, frame, lane):
+            if not _admit(server, conn, frame, pending):
                 await ws.close(CLOSE_POLICY, "too many bad or rate-limited messages")
                 break
     except ConnectionClosed:
         pass
     finally:
-        await lane.close()
+        worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # whatever ended it, clean up
+            await worker
         server.connections.discard(conn)
         server.metrics.connections.dec()
         server.gone(conn)
 
 
-def _admit(server: RaceServer, conn: Connection, frame: bytes | str, lane: Lane) -> bool:
+def _admit(
+    server: RaceServer, conn: Connection, frame: bytes | str, pending: asyncio.Queue[dict[str, Any]]
+) -> bool:
     """Read one frame into the queue, or answer why not; False when the client must go."""
     rid: int | None = None
     try:
@@ -91,8 +87,10 @@ def _admit(server: RaceServer, conn: Connection, frame: bytes | str, lane: Lane)
             raise ProtocolError("rate_limited", retry_after=math.ceil(wait * 1000) / 1000)  # never 0
         req = check_request(msg)
         server.metrics.count_message(req["type"])
-        if not lane.take(req):
-            raise ProtocolError("busy")
+        try:
+            pending.put_nowait(req)
+        except asyncio.QueueFull:
+            raise ProtocolError("busy") from None
     except ProtocolError as e:
         refuse(server, conn, e, rid)
         conn.bad_in_row += 1
@@ -112,132 +110,21 @@ def refuse(server: RaceServer, conn: Connection, error: ProtocolError, rid: int 
         log.exception("could not send error %s", error.code)
 
 
-STRAIGHT = 16
-"""After a request started on the reader had to wait, this many go straight to the worker before
-the reader tries again: on a store that answers over the network (Redis) nearly every move
-waits, and starting it first would only add the hand-over to the task switch it pays anyway."""
-
-
-class Lane:
-    """One connection's requests, answered one after the other in the order they came.
-
-    ``take`` starts a request at once, on the reader, when nothing is under way (the
-    worker waits on an empty queue): most finish there without waiting. One that waits
-    hands the rest of itself to the worker at that point, and the next :data:`STRAIGHT`
-    go straight to the worker; while the worker has anything, requests queue for it (at
-    most ``size``).
-    """
-
-    def __init__(self, serve: Callable[[dict[str, Any]], Coroutine[Any, Any, bool]], size: int) -> None:
-        self.serve = serve  # answers one request; False once the connection is closed
-        # a request not started yet, or the rest of one started on the reader
-        self.pending: asyncio.Queue[dict[str, Any] | Coroutine[Any, Any, bool]] = asyncio.Queue(size)
-        self.under_way = 0  # requests queued for the worker or being answered by it
-        self.straight = 0  # requests still to go straight to the worker (see STRAIGHT)
-        self.worker = asyncio.create_task(self._work())
-
-    def take(self, req: dict[str, Any]) -> bool:
-        """Answer ``req`` now or queue it; False (nothing done) when the queue is full."""
-        if self.under_way or self.straight:
-            try:
-                self.pending.put_nowait(req)
-            except asyncio.QueueFull:
-                return False
-            self.under_way += 1
-            if self.straight:
-                self.straight -= 1
-            return True
-        rest = self._start(self.serve(req))
-        if rest is not None:  # it waits: the worker finishes it (the queue is empty, so it fits)
-            self.pending.put_nowait(rest)
-            self.under_way += 1
-            self.straight = STRAIGHT
-        return True
-
-    def _start(self, request: Coroutine[Any, Any, bool]) -> Coroutine[Any, Any, bool] | None:
-        """Run ``request`` as the worker's task up to its first wait: None if it finished, else
-        what finishes it (awaited by the worker). The worker is idle in ``pending.get()`` meanwhile,
-        so it can stand in for the reader as the loop's current task (as 3.12's eager tasks do)."""
-        loop = self.worker.get_loop()
-        reader = asyncio.current_task(loop)
-        assert reader is not None
-        asyncio.tasks._leave_task(loop, reader)
-        asyncio.tasks._enter_task(loop, self.worker)
-        try:
-            waiting = request.send(None)
-        except StopIteration:
-            return None
-        finally:
-            asyncio.tasks._leave_task(loop, self.worker)
-            asyncio.tasks._enter_task(loop, reader)
-        return _resume(request, waiting)
-
-    async def _work(self) -> None:
-        while True:
-            item = await self.pending.get()
-            try:
-                if not await (self.serve(item) if isinstance(item, dict) else item):
-                    return
-            finally:
-                self.under_way -= 1
-
-    async def close(self) -> None:
-        """Stop the worker (the connection is gone) and drop what still waits for it."""
-        self.worker.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):  # whatever ended it, clean up
-            await self.worker
-        while not self.pending.empty():
-            item = self.pending.get_nowait()
-            if not isinstance(item, dict):
-                item.close()  # the rest of a request started on the reader: never to be finished
-
-
-async def _resume(request: Coroutine[Any, Any, bool], waiting: Any) -> bool:
-    """Finish a coroutine started by hand that is waiting on ``waiting`` (what its first step
-    yielded): what a task does, step by step, for the coroutine it runs."""
+async def _work(server: RaceServer, conn: Connection, pending: asyncio.Queue[dict[str, Any]]) -> None:
     while True:
+        req = await pending.get()
         try:
-            await _WaitOn(waiting)
-        except BaseException as exc:  # the task was cancelled (or the future failed): it is the request's
-            try:
-                waiting = request.throw(exc)
-            except StopIteration as done:
-                return bool(done.value)
-        else:
-            try:
-                waiting = request.send(None)
-            except StopIteration as done:
-                return bool(done.value)
-
-
-class _WaitOn:
-    """Awaiting it yields what the request yielded to the task running it (a future it waits on,
-    or None to be stepped again soon), so the task waits on that for the request."""
-
-    __slots__ = ("waiting",)
-
-    def __init__(self, waiting: Any) -> None:
-        self.waiting = waiting
-
-    def __await__(self) -> Generator[Any, None, None]:
-        yield self.waiting
-
-
-async def _serve(server: RaceServer, conn: Connection, req: dict[str, Any]) -> bool:
-    """Answer one request (or refuse it); False once the connection is closed."""
-    try:
-        answer = await server.handlers.handle(conn, req)
-        if answer is not None:
-            await conn.send(answer)
-    except ProtocolError as e:
-        refuse(server, conn, e, req.get("id"))
-    except StoreDown as exc:
-        log.warning("store down during %s: %s", req.get("type"), exc)
-        server.store_down = server.store_down or str(exc) or "unreachable"
-        refuse(server, conn, ProtocolError("store_down"), req.get("id"))
-    except ConnectionClosed:
-        return False
-    except Exception:  # a bug: log it, answer `internal`, keep serving this connection
-        log.exception("request %s failed", req.get("type"))
-        refuse(server, conn, ProtocolError("internal"), req.get("id"))
-    return True
+            answer = await server.handlers.handle(conn, req)
+            if answer is not None:
+                await conn.send(answer)
+        except ProtocolError as e:
+            refuse(server, conn, e, req.get("id"))
+        except StoreDown as exc:
+            log.warning("store down during %s: %s", req.get("type"), exc)
+            server.store_down = server.store_down or str(exc) or "unreachable"
+            refuse(server, conn, ProtocolError("store_down"), req.get("id"))
+        except ConnectionClosed:
+            return
+        except Exception:  # a bug: log it, answer `internal`, keep serving this connection
+            log.exception("request %s failed", req.get("type"))
+            refuse(server, conn, ProtocolError("internal"), req.get("id"))
