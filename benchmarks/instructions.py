@@ -73,6 +73,7 @@ async def count(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         players=args.players,
         countdown=0.0,
         standings_interval=args.standings_interval,
+        server_args="",  # no extra settings: the server as it ships
         event_loop="asyncio",
     )
     valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
