@@ -59,7 +59,6 @@ class SamplerBot(Bot):
     margin = MARGIN
     base_samples = BASE_SAMPLES
     candidates = CANDIDATES
-    one_round = False  # compare the candidates on one round of guesses only (Louis, below)
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
@@ -73,11 +72,6 @@ class SamplerBot(Bot):
         self.rng.seed(f"sampler:{race.get('race')}")
         version = race.get("rules_version")
         self.rules_version = version if isinstance(version, int) else None
-        if race.get("variant") == "louis":
-            # Louis's playouts cost more (its position is copied each move) and its stock is known
-            # from the second deal on: three candidates on one round of guesses win as often there
-            # (73% of deals 1..100) as four in rounds, at half the CPU
-            self.candidates, self.one_round = 3, True
 
     def choose(self, view: View, legal: list[str]) -> str | None:
         here = _key(view)
@@ -196,7 +190,7 @@ class SamplerBot(Bot):
                 return first  # nothing to tell them apart on these guesses
             if totals[first] - totals[second] >= self.margin:
                 return first
-            if self.one_round or (len(alive) <= 2 and guesses >= self.last_round):
+            if len(alive) <= 2 and guesses >= self.last_round:
                 return first
             alive = alive[: max(2, len(alive) // 2)]
             guesses = min(guesses * 2, self.last_round)
