@@ -29,7 +29,7 @@ from ..game import Game, Move
 from ..louis import LouisGame
 from .family import FamilyAdapter
 from .louis import LouisAdapter
-from .search import LOST, UNKNOWN, WON, Adapter, Solution, dive, search
+from .search import LOST, UNKNOWN, WON, Adapter, Solution, search
 
 __all__ = ["LOST", "NODES", "UNKNOWN", "WON", "Solution", "check_line", "first_choices", "playout", "solve"]
 
@@ -141,9 +141,8 @@ def playout(game: Game, steps: int = 400) -> Game:
     """Where the solver's first line from ``game`` ends (a copy): fast, and blind to
     nothing, so a bot calls it only on games whose stock it guessed (``terrace.imagine``)."""
     adapter = adapter_for(game, True)
-    if isinstance(adapter, FamilyAdapter):
-        return adapter.dive(game, steps)  # the same line as ``dive``, cheaper (tests/terrace/solve)
-    return dive(game, adapter, steps)
+    assert isinstance(adapter, FamilyAdapter | LouisAdapter)
+    return adapter.dive(game, steps)  # the same line as ``dive``, cheaper (tests/terrace/solve)
 
 
 def first_choices(game: Game) -> list[str]:

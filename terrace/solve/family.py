@@ -34,6 +34,7 @@ are alike, and several gaps for one card, are tried once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import cast
 
 from ..cards import RANK, RED, SUIT
@@ -171,22 +172,25 @@ class FamilyAdapter:
         foundations, the stock and the recycles stay put, while the terrace and
         the waste only lose their tops, so their lengths pin them. The plateau
         key is thus the piles (as :meth:`key` classes them) and two lengths, and
-        it is made only when a shuffle is tried.
+        it is made only when a shuffle is tried, from the piles' classes kept
+        as the shuffles move them.
         """
         assert isinstance(game, FamilyGame)
         g = game.copy()
         assert isinstance(g, FamilyGame)
         table = self.table
         autofill = self.autofill
-        play, undo, moves = self.play, self.undo, self.moves
+        play, undo, ordered = self.play, self.undo, self.ordered
         seen: set[tuple[object, ...]] = set()
+        memo = Memo()
+        tops: list[bytes] | None = None  # the piles as the plateau key classes them, while they stay
         entered = False  # whether the current position's plateau key is in ``seen``
         for _ in range(steps):
             if self.home == 104:
                 break
             p = g._places
             stock_left = bool(p[S])
-            for move in moves(g):
+            for move in ordered(g, memo):
                 src, dst = move
                 progress = (
                     g._base is None
@@ -196,17 +200,33 @@ class FamilyAdapter:
                     or (autofill and src >= PILE1 and stock_left and len(p[src]) == 1)
                 )
                 if progress:
+                    if g._base is None or dst >= F1:
+                        memo.forget()
+                        if src >= PILE1 or g._base is None:
+                            tops = None
+                    elif src >= PILE1:  # a gap filled from the stock
+                        memo.piles_moved()
+                        tops = None
                     play(g, move)
                     seen.clear()
                     entered = False
                     break
+                if tops is None:
+                    tops = [bytes(p[i]).translate(table) for i in PILES]
                 if not entered:
-                    seen.add(_plateau_key(p, table))
+                    seen.add((len(p[T]), len(p[W]), *sorted(tops)))
                     entered = True
                 token = play(g, move)
-                k = _plateau_key(p, table)
+                # a shuffle changes its two places only: the other piles' classes stay
+                after = tops[:]
+                if src >= PILE1:
+                    after[src - PILE1] = bytes(p[src]).translate(table)
+                after[dst - PILE1] = bytes(p[dst]).translate(table)
+                k = (len(p[T]), len(p[W]), *sorted(after))
                 if k not in seen:
                     seen.add(k)
+                    tops = after
+                    memo.piles_moved()  # a shuffle always moves a pile's top
                     break
                 undo(g, move, token)
             else:
@@ -219,7 +239,7 @@ class FamilyAdapter:
 
     def moves(self, game: Game) -> list[Move]:
         """The engine's legal moves (``FamilyGame._generate``, the same order), less those
-        alike, ranked: one generation pass, no sort."""
+        alike, ranked: one generation pass, no sort (:meth:`ordered` gives them to a dive)."""
         # Hot (every position of a search or a playout): what a top accepts comes from
         # tables, and the tables and the rules' switches are locals.
         assert isinstance(game, FamilyGame)
@@ -311,6 +331,202 @@ class FamilyAdapter:
             return r0 + r1 + r2 + r3 + r5 + [(W, S)]
         return r0 + r1 + r2 + r3 + r5
 
+    def ordered(self, game: Game, memo: Memo) -> Iterator[Move]:
+        """:meth:`moves` for a dive: the same moves in the same order, one at a time, each
+        rank worked out only when it is reached (a property test holds the two equal).
+
+        A dive takes the first move that is progress or leads somewhere new, nearly
+        always one of the first ranks: a card home (a third of a playout's moves) needs
+        no pile scanned for packing, the stock turned (two fifths) none of the pile to
+        pile moves. The ranks are worked out in three passes over the sources, each
+        in source order, so the moves come in the order of one pass. Between two
+        moves taken the caller may play a move and take it back; the position is
+        then the same, so the next pass reads it as it was.
+
+        ``memo`` keeps what a dive's positions share: what the foundations take (until
+        a card goes home), and what the terrace and the piles offer (until a pile or a
+        foundation changes). The stock turned changes only the waste, so the next
+        position works out the waste's moves alone. (A search, whose positions share
+        nothing, takes the one pass of :meth:`moves`, which is cheaper for a whole list.)
+        """
+        assert isinstance(game, FamilyGame)
+        p = game._places
+        base = game._base
+        if base is None:
+            yield from game._generate()
+            return
+        if memo.homes is None:
+            memo.homes = self._homes(p)
+        accepts_home, first_empty = memo.homes
+        stock = bool(p[S])
+        # pass 1: cards home; a safe one (or, hasty, a terrace card) is the only move
+        rest = memo.rest
+        if rest is None or rest[0] != stock:  # a pile's lone card is not safe home while the stock fills gaps
+            rest = memo.rest = (stock, *self._home_rest(game, accepts_home, first_empty))
+        _, t_move, t_first, pile_home = rest
+        if t_first and t_move is not None:
+            yield t_move
+            return
+        w_move = None
+        waste = p[W]
+        if waste:
+            card = waste[-1]
+            dst = first_empty if RANK[card] == base else accepts_home.get(self.fkey[card])
+            if dst is not None:
+                w_move = (W, dst)
+                if self.safe and self._safe(game, W, dst):
+                    yield w_move
+                    return
+        for move, first in pile_home:
+            if first:
+                yield move
+                return
+        if t_move is not None:
+            yield t_move
+        if w_move is not None:
+            yield w_move
+        # pass 2: to a gap, and the moves that make one or free the terrace and waste
+        if memo.piles is None:
+            memo.piles = _pile_tops(p)
+        accepts_pile, gaps, lone_piles = memo.piles
+        any_gap = self.any_gap
+        r1: list[Move] = []  # to a gap, and a lone pile card packed (it makes a gap)
+        r2: list[Move] = []  # the terrace and waste packed on a pile
+        terrace = p[T]
+        if terrace and self.terrace_packs and not stock and not waste:
+            for t in accepts_pile.get(_COLOUR_KEY[terrace[-1]], ()):
+                r2.append((T, t))
+            if gaps and any_gap:
+                r1.append((T, gaps[0]))
+        if waste:
+            for t in accepts_pile.get(_COLOUR_KEY[waste[-1]], ()):
+                r2.append((W, t))
+            if gaps:
+                r1.append((W, gaps[0]))
+        lone_frees = bool(waste) or any_gap or (self.autofill and stock)  # a gap is worth having
+        lone = memo.lone
+        if lone is None or lone[0] != lone_frees:
+            lone = memo.lone = (lone_frees, self._lone_moves(p, accepts_pile, gaps, lone_piles, lone_frees))
+        yield from r1
+        yield from lone[1]
+        yield from r2
+        for move, _ in pile_home:
+            yield move
+        if stock and not (game._recycles_left < self.recycles and waste):
+            yield (S, W)
+        recycle = not stock and bool(waste) and game._recycles_left > 0
+        # pass 3: other pile moves, when it is worth uncovering what lies beneath
+        if memo.shuffles is None:
+            memo.shuffles = self._shuffles(p, base, first_empty, accepts_home, accepts_pile)
+        yield from memo.shuffles
+        if recycle:
+            yield (W, S)
+
+    def _home_rest(
+        self, game: FamilyGame, accepts_home: dict[int, int], first_empty: int | None
+    ) -> tuple[Move | None, bool, list[tuple[Move, bool]]]:
+        """Pass 1 of :meth:`ordered` for the terrace and the piles: the terrace's move home
+        and whether it is played alone, the piles' moves home, each with whether it is played
+        alone (only up to the first such: the rest are never reached)."""
+        p = game._places
+        base = game._base
+        fkey = self.fkey
+        safe = self.safe
+        t_move, t_first = None, False
+        terrace = p[T]
+        if terrace:
+            card = terrace[-1]
+            dst = first_empty if RANK[card] == base else accepts_home.get(fkey[card])
+            if dst is not None:
+                t_move = (T, dst)
+                t_first = self.hasty or (safe and self._safe(game, T, dst))
+        piles: list[tuple[Move, bool]] = []
+        for src in PILES:
+            pile = p[src]
+            if pile:
+                card = pile[-1]
+                dst = first_empty if RANK[card] == base else accepts_home.get(fkey[card])
+                if dst is not None:
+                    first = safe and self._safe(game, src, dst)
+                    piles.append(((src, dst), first))
+                    if first:
+                        break
+        return t_move, t_first, piles
+
+    def _lone_moves(
+        self,
+        p: list[list[int]],
+        accepts_pile: dict[int, list[int]],
+        gaps: list[int],
+        lone_piles: list[int],
+        lone_frees: bool,
+    ) -> list[Move]:
+        """Pass 2 of :meth:`ordered` for the piles: a lone card packed (it makes a gap, worth
+        it only when ``lone_frees``, unless not hasty), and a card to a gap (``any_gap``)."""
+        if not self.any_gap:
+            if not lone_piles or (self.hasty and not lone_frees):
+                return []
+            sources: Iterable[int] = lone_piles
+        else:
+            sources = PILES
+        out: list[Move] = []
+        hasty = self.hasty
+        for src in sources:
+            pile = p[src]
+            if not pile:
+                continue
+            if len(pile) == 1:
+                if not hasty or lone_frees:
+                    for t in accepts_pile.get(_COLOUR_KEY[pile[-1]], ()):
+                        if t != src:
+                            out.append((src, t))
+            elif gaps:
+                out.append((src, gaps[0]))  # gaps are alike
+        return out
+
+    def _shuffles(
+        self,
+        p: list[list[int]],
+        base: int,
+        first_empty: int | None,
+        accepts_home: dict[int, int],
+        accepts_pile: dict[int, list[int]],
+    ) -> list[Move]:
+        """Pass 3 of :meth:`ordered`: a pile's top onto another pile (hasty: only when what
+        it uncovers can move at once)."""
+        out: list[Move] = []
+        hasty = self.hasty
+        for src in PILES:
+            pile = p[src]
+            if len(pile) < 2:
+                continue
+            targets = accepts_pile.get(_COLOUR_KEY[pile[-1]])
+            if targets and not (
+                hasty and not self._frees(pile[-2], src, base, first_empty, accepts_home, accepts_pile)
+            ):
+                for t in targets:
+                    if t != src:
+                        out.append((src, t))
+        return out
+
+    def _homes(self, p: list[list[int]]) -> tuple[dict[int, int], int | None]:
+        """What the foundations accept (the key of the card each takes: only the first
+        foundation of a key, the rest are alike) and the first empty one."""
+        home_accepts = self.home_accepts
+        accepts: dict[int, int] = {}
+        first_empty = None
+        for f in FOUNDATIONS:
+            pile = p[f]
+            n = len(pile)
+            if n == 0:
+                if first_empty is None:
+                    first_empty = f
+            elif n < 13:
+                k = home_accepts[pile[-1]]
+                if k not in accepts:
+                    accepts[k] = f
+        return accepts, first_empty
+
     def _safe(self, game: FamilyGame, src: int, dst: int) -> bool:
         p = game._places
         card = p[src][-1]
@@ -374,7 +590,43 @@ class FamilyAdapter:
         return needed == 0
 
 
-def _plateau_key(p: list[list[int]], table: bytes) -> tuple[object, ...]:
-    """A position among those since the last progress move (see :meth:`FamilyAdapter.dive`)."""
-    piles = sorted([bytes(p[i]).translate(table) for i in PILES])
-    return (len(p[T]), len(p[W]), *piles)
+class Memo:
+    """What a dive's positions share (see :meth:`FamilyAdapter.ordered`): the dive calls
+    :meth:`forget` when a card goes home and :meth:`piles_moved` when a pile changes."""
+
+    __slots__ = ("homes", "lone", "piles", "rest", "shuffles")
+
+    def __init__(self) -> None:
+        self.homes: tuple[dict[int, int], int | None] | None = None
+        self.piles_moved()
+
+    def forget(self) -> None:
+        self.homes = None
+        self.piles_moved()
+
+    def piles_moved(self) -> None:
+        self.piles: tuple[dict[int, list[int]], list[int], list[int]] | None = None
+        self.rest: tuple[bool, Move | None, bool, list[tuple[Move, bool]]] | None = None
+        self.lone: tuple[bool, list[Move]] | None = None
+        self.shuffles: list[Move] | None = None
+
+
+def _pile_tops(p: list[list[int]]) -> tuple[dict[int, list[int]], list[int], list[int]]:
+    """The piles by the key of the card they accept, the gaps, and the piles of one card."""
+    accepts: dict[int, list[int]] = {}
+    gaps: list[int] = []
+    lone: list[int] = []
+    pile_accepts = _PILE_ACCEPTS
+    for i in PILES:
+        pile = p[i]
+        if pile:
+            k = pile_accepts[pile[-1]]
+            if k in accepts:
+                accepts[k].append(i)
+            else:
+                accepts[k] = [i]
+            if len(pile) == 1:
+                lone.append(i)
+        else:
+            gaps.append(i)
+    return accepts, gaps, lone

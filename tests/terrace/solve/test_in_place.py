@@ -1,11 +1,14 @@
 """The family adapter's own move generation and in-place moves: the engine's legal moves, less
 only moves alike, and every move taken back exactly; its own dive (the bots' playout) walks the
-very line of the search's reference dive; the dives' shaken order stays a permutation."""
+very line of the search's reference dive, and what the dive remembers between positions never
+changes a position's moves; Louis's dive walks the reference line too; the dives' shaken order
+stays a permutation."""
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,18 +16,27 @@ from hypothesis import strategies as st
 import terrace
 from terrace.cards import NAME
 from terrace.family import F1, PILES, FamilyGame, S, W
+from terrace.game import Game, Move
+from terrace.louis import CELLS, LouisGame
+from terrace.louis import S as LS
 from terrace.solve import Shaken, playout, solve
-from terrace.solve.family import FamilyAdapter
+from terrace.solve.family import FamilyAdapter, Memo
+from terrace.solve.louis import LouisAdapter
 from terrace.solve.search import dive
-from tests.terrace.positions import family_game
+from tests.terrace.positions import family_game, louis_game, run
 
 FAMILY = ["terrace", "queen-of-italy", "signora"]
 
 
 def wander(variant: str, deal: int, steps: int, seed: int) -> FamilyGame:
     """A game ``steps`` random legal moves from deal ``deal``'s start."""
-    g = terrace.new_game(variant, deal=deal)
+    g = walk(variant, deal, steps, seed)
     assert isinstance(g, FamilyGame)
+    return g
+
+
+def walk(variant: str, deal: int, steps: int, seed: int) -> Game:
+    g = terrace.new_game(variant, deal=deal)
     rng = random.Random(seed)
     for _ in range(steps):
         legal = g.legal_moves()
@@ -96,6 +108,50 @@ def test_the_adapters_own_dive_ends_where_the_reference_dive_ends(
     assert state(g) == before  # a copy walks, the game stays
 
 
+@settings(max_examples=150)
+@given(
+    st.sampled_from(FAMILY),
+    st.integers(1, 10_000),
+    st.integers(0, 250),
+    st.integers(0, 10**6),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_dives_staged_moves_are_the_searchs_one_pass_moves(
+    variant: str, deal: int, steps: int, seed: int, hasty: bool, safe: bool
+) -> None:
+    # two generations of one order: the search's in one pass, the dive's in stages
+    g = wander(variant, deal, steps, seed)
+    a = FamilyAdapter(g, hasty=hasty, safe=safe)
+    assert list(a.ordered(g, Memo())) == a.moves(g)
+
+
+class Checked(FamilyAdapter):
+    """A family adapter whose dive checks every position's moves, as its memo gives them,
+    against the search's generation from scratch."""
+
+    checked = 0
+
+    def ordered(self, game: Game, memo: Memo) -> Iterator[Move]:
+        remembered = list(super().ordered(game, memo))
+        assert remembered == self.moves(game)
+        Checked.checked += 1
+        return iter(remembered)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(FAMILY), st.integers(1, 10_000), st.integers(0, 250), st.integers(0, 10**6))
+def test_what_a_dive_remembers_never_changes_a_positions_moves(
+    variant: str, deal: int, steps: int, seed: int
+) -> None:
+    # the dive's memo keeps the foundations' and piles' work between positions: a stale
+    # entry would show as moves that differ from a generation from scratch
+    g = wander(variant, deal, steps, seed)
+    before = Checked.checked
+    Checked(g, hasty=True).dive(g, 300)
+    assert Checked.checked > before or FamilyAdapter(g, hasty=True).moves(g) == []
+
+
 def test_the_dive_from_a_deals_start_is_unchanged() -> None:
     # whole games from the start (base chosen by the dive), every variant: the same end as the reference
     for variant in FAMILY:
@@ -135,3 +191,53 @@ def test_shaken_order_is_a_permutation_and_seeded() -> None:
 def test_a_cpu_time_budget_says_unknown_when_spent() -> None:
     s = solve(terrace.new_game("terrace", deal=5), nodes=10**7, seconds=0.01, clock=time.process_time)
     assert s.verdict == "unknown" and s.moves == ()
+
+
+def louis_state(g: Game) -> tuple[object, ...]:
+    assert isinstance(g, LouisGame)
+    return ([p[:] for p in g._places], g._deal_no, g._first_circuit, g._last, g._live)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 10_000), st.integers(0, 300), st.integers(0, 10**6), st.integers(1, 500))
+def test_louiss_own_dive_ends_where_the_reference_dive_ends(
+    deal: int, steps: int, seed: int, budget: int
+) -> None:
+    # Louis's dive keeps only the heaps since the last progress move and plays the first
+    # move while dealing: it must walk exactly the line of ``search.dive``
+    g = walk("louis", deal, steps, seed)
+    before = louis_state(g)
+    assert isinstance(g, LouisGame)
+    ours = LouisAdapter(g).dive(g, budget)
+    reference = dive(g, LouisAdapter(g), budget)
+    assert louis_state(ours) == louis_state(reference)
+    assert louis_state(playout(g, budget)) == louis_state(reference)  # the bots' playout is this dive
+    assert louis_state(g) == before
+
+
+def test_louiss_dive_from_a_deals_start_is_unchanged() -> None:
+    # whole games from the start, through every deal and redeal
+    for deal in range(1, 31):
+        g = terrace.new_game("louis", deal=deal)
+        ours = LouisAdapter(g).dive(g, 600)  # type: ignore[arg-type]
+        reference = dive(g, LouisAdapter(g), 600)  # type: ignore[arg-type]
+        assert louis_state(ours) == louis_state(reference), deal
+
+
+def test_louiss_dive_while_dealing_sends_abeyance_home_before_the_live_card_and_the_deal() -> None:
+    # the 7h in abeyance fits the king side alone (its twin went up): it goes home first;
+    # then the live 6h, which fits the ace side; only then is the next card dealt
+    g = louis_game(
+        foundations={"Ah": run("A", "h", 6), "Kh": run("K", "h", 6, up=False)},
+        abeyance={"Xh": "7h"},
+        heaps={"a": ["9c", "6h"], "b": ["9d"]},
+        live="a",
+        stock=["9s", "Tc"],
+    )
+    g._places[g.foundation_places[2]].pop()  # the ace side up to 5h: the live 6h fits it
+    for steps in (1, 2, 3):
+        ours = LouisAdapter(g).dive(g, steps)
+        assert louis_state(ours) == louis_state(dive(g, LouisAdapter(g), steps))
+    one, two = LouisAdapter(g).dive(g, 1), LouisAdapter(g).dive(g, 2)
+    assert not one._places[CELLS[2]] and len(one._places[LS]) == 2  # 7h home, nothing dealt
+    assert two._places[0] == [g._places[0][0]] and len(two._places[LS]) == 2  # then 6h home
