@@ -121,16 +121,17 @@ PLAYOUT_STEPS = 300  # the sampler bot's playout length
 
 
 def bench_playouts(variant: str, deals: list[int]) -> dict[str, Any]:
-    """``terrace.solve.playout`` against the reference dive on the same games (the first base
-    chosen): playouts per CPU second, each the median of ``REPEATS``, and whether every end agrees."""
-    from terrace.solve import playout
-    from terrace.solve.family import FamilyAdapter
+    """``terrace.solve.playout`` against the reference dive on the same games (the family's
+    with the first base chosen, Louis's from the deal): playouts per CPU second, each the
+    median of ``REPEATS``, and whether every end agrees."""
+    from terrace.solve import adapter_for, playout
     from terrace.solve.search import dive
 
     games = []
     for deal in deals:
         g = terrace.new_game(variant, deal=deal)
-        g.play(sorted(g.legal_moves())[0])
+        if terrace.VARIANTS[variant].family != "louis":
+            g.play(sorted(g.legal_moves())[0])
         games.append(g)
 
     def timed(run: Callable[[Game], Game]) -> tuple[float, list[Game]]:
@@ -142,7 +143,7 @@ def bench_playouts(variant: str, deals: list[int]) -> dict[str, Any]:
         return statistics.median(times), ends
 
     fast, ours = timed(lambda g: playout(g, PLAYOUT_STEPS))
-    slow, theirs = timed(lambda g: dive(g, FamilyAdapter(g, hasty=True), PLAYOUT_STEPS))  # type: ignore[arg-type]
+    slow, theirs = timed(lambda g: dive(g, adapter_for(g, hasty=True), PLAYOUT_STEPS))
     return {
         "playouts": len(games),
         "won": sum(g._won() for g in ours),
@@ -348,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         "--playout-deals",
         type=int,
         default=100,
-        help="solver playouts per family variant: the first N deals of the set (default: %(default)s)",
+        help="solver playouts per variant: the first N deals of the set (default: %(default)s)",
     )
     p.add_argument("--seed", type=int, default=1, help="seed of the random policy (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
@@ -379,7 +380,6 @@ def main(argv: list[str] | None = None) -> int:
         "playouts": {
             v: bench_playouts(v, deals[: args.playout_deals])
             for v in args.variants
-            if terrace.VARIANTS[v].family != "louis"  # Louis's playout is the reference dive itself
         },
         "greedy": {v: bench_greedy(v, deals[: args.greedy_deals]) for v in args.variants},
     }

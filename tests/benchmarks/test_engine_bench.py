@@ -35,7 +35,7 @@ def test_a_tiny_run_reports_every_variant(capsys: pytest.CaptureFixture[str]) ->
     for v, r in report["greedy"].items():
         assert r["games"] == 3 and 0 <= r["win_rate"] <= 1
         assert (r["terrace_cleared_rate"] is None) == (v == "louis")
-    assert set(report["playouts"]) == {"terrace", "queen-of-italy", "signora"}
+    assert set(report["playouts"]) == {"terrace", "queen-of-italy", "signora", "louis"}
     for r in report["playouts"].values():
         assert r["playouts"] == 3 and r["same_ends"] and r["playouts_per_cpu_s"] > 0
 
