@@ -377,10 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         "args": {**vars(args), "deal_count": len(deals), "move_cap": MOVE_CAP, "repeats": REPEATS},
         "random": {v: bench_random(v, deals, args.playouts, args.seed) for v in args.variants},
         "lost_search": bench_lost_search(),
-        "playouts": {
-            v: bench_playouts(v, deals[: args.playout_deals])
-            for v in args.variants
-        },
+        "playouts": {v: bench_playouts(v, deals[: args.playout_deals]) for v in args.variants},
         "greedy": {v: bench_greedy(v, deals[: args.greedy_deals]) for v in args.variants},
     }
     report["seconds"] = time.perf_counter() - start
