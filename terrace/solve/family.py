@@ -248,19 +248,8 @@ class FamilyAdapter:
         if base is None:
             return game._generate()
         fkey = self.fkey
-        home_accepts = self.home_accepts
-        accepts_home: dict[int, int] = {}  # only the first foundation of a key: the rest are alike
-        first_empty = None
-        for f in FOUNDATIONS:
-            pile = p[f]
-            n = len(pile)
-            if n == 0:
-                if first_empty is None:
-                    first_empty = f
-            elif n < 13:
-                k = home_accepts[pile[-1]]
-                if k not in accepts_home:
-                    accepts_home[k] = f
+        accepts_home, first_empty = self._homes(p)
+        # ``_pile_tops`` less the lone piles, inline: this is the search's hottest loop
         accepts_pile: dict[int, list[int]] = {}
         gaps: list[int] = []
         pile_accepts = _PILE_ACCEPTS
