@@ -61,12 +61,12 @@ class Connection:
     _timer: asyncio.TimerHandle | None = None
     cut: bool = False  # cut off as a slow reader
     # pushes waiting for the transport to drain, in order: the very bytes every listener shares
-    _outbox: deque[bytes | str] = field(default_factory=deque)
+    # (None while nothing waits: an empty deque costs 760 bytes, on every idle connection)
+    _outbox: deque[bytes | str] | None = None
     _outbox_bytes: int = 0
-    _flushed: asyncio.Event = field(default_factory=asyncio.Event)
+    _flushed: asyncio.Event | None = None  # made for the first answer that waits for the outbox
 
     def __post_init__(self) -> None:
-        self._flushed.set()
         if hasattr(self.ws, "on_drained"):  # a GuardedConnection (server.guard) tells us when it drains
             self.ws.on_drained = self._flush
 
@@ -79,6 +79,8 @@ class Connection:
         try:
             async with asyncio.timeout(self.outbound.deadline if self.outbound.deadline < 1e9 else None):
                 while self._outbox:  # the pushes queued before this answer go first
+                    if self._flushed is None:
+                        self._flushed = asyncio.Event()
                     await self._flushed.wait()
                 await self.ws.send(data)
         except TimeoutError:
@@ -93,9 +95,12 @@ class Connection:
     def write(self, data: bytes | str) -> None:
         """Write now, or (transport past its high-water mark) queue the same bytes in the outbox."""
         if self._outbox or getattr(self.ws, "paused", False):
+            if self._outbox is None:
+                self._outbox = deque()
             self._outbox.append(data)
             self._outbox_bytes += len(data)
-            self._flushed.clear()
+            if self._flushed is not None:
+                self._flushed.clear()
         else:
             broadcast([self.ws], data)
 
@@ -106,6 +111,11 @@ class Connection:
             self._outbox_bytes -= len(data)
             broadcast([self.ws], data)
         if not self._outbox:
+            self._drained()
+
+    def _drained(self) -> None:
+        self._outbox = None
+        if self._flushed is not None:
             self._flushed.set()
 
     def buffered(self) -> int:
@@ -148,9 +158,8 @@ class Connection:
             self._timer.cancel()
             self._timer = None
         self.outbound.on_cut()
-        self._outbox.clear()
         self._outbox_bytes = 0
-        self._flushed.set()
+        self._drained()
         if self.ws.transport is not None:
             self.ws.transport.abort()
 

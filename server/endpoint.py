@@ -23,6 +23,7 @@ from terrace.protocol import MSGPACK, check_request, decode, request_id
 
 from .connection import Connection, Outbound
 from .http import address
+from .inbox import Inbox
 from .limits import TokenBucket, cost
 from .store import StoreDown
 
@@ -48,7 +49,7 @@ async def serve_connection(server: RaceServer, ws: ServerConnection) -> None:
     conn = Connection(ws, ws.subprotocol or MSGPACK, where, TokenBucket(config.rate, config.burst), outbound)
     server.connections.add(conn)
     server.metrics.connections.inc()
-    pending: asyncio.Queue[dict[str, Any]] = asyncio.Queue(config.max_pending)
+    pending: Inbox[dict[str, Any]] = Inbox(config.max_pending)
     worker = asyncio.create_task(_work(server, conn, pending))
     try:
         async for frame in ws:
@@ -66,9 +67,7 @@ async def serve_connection(server: RaceServer, ws: ServerConnection) -> None:
         server.gone(conn)
 
 
-def _admit(
-    server: RaceServer, conn: Connection, frame: bytes | str, pending: asyncio.Queue[dict[str, Any]]
-) -> bool:
+def _admit(server: RaceServer, conn: Connection, frame: bytes | str, pending: Inbox[dict[str, Any]]) -> bool:
     """Read one frame into the queue, or answer why not; False when the client must go."""
     rid: int | None = None
     try:
@@ -87,10 +86,8 @@ def _admit(
             raise ProtocolError("rate_limited", retry_after=math.ceil(wait * 1000) / 1000)  # never 0
         req = check_request(msg)
         server.metrics.count_message(req["type"])
-        try:
-            pending.put_nowait(req)
-        except asyncio.QueueFull:
-            raise ProtocolError("busy") from None
+        if not pending.put(req):
+            raise ProtocolError("busy")
     except ProtocolError as e:
         refuse(server, conn, e, rid)
         conn.bad_in_row += 1
@@ -110,7 +107,7 @@ def refuse(server: RaceServer, conn: Connection, error: ProtocolError, rid: int 
         log.exception("could not send error %s", error.code)
 
 
-async def _work(server: RaceServer, conn: Connection, pending: asyncio.Queue[dict[str, Any]]) -> None:
+async def _work(server: RaceServer, conn: Connection, pending: Inbox[dict[str, Any]]) -> None:
     while True:
         req = await pending.get()
         try:

@@ -200,6 +200,7 @@ async def test_a_subscriber_that_reads_again_gets_every_push_it_fell_behind_on_i
     expected = news([decode(f, MSGPACK) for f in reader.frames])
     assert news(heard[1:]) == expected and len(expected) > 100
     assert not conn.cut and conn._outbox_bytes == 0
+    assert conn._outbox is None  # drained: the outbox is let go (an idle connection keeps none)
     await slow.close()
     for c in (reader, player):
         await c.close()
