@@ -23,6 +23,7 @@ from terrace.solve import Shaken, playout, solve
 from terrace.solve.family import FamilyAdapter, Memo
 from terrace.solve.louis import LouisAdapter
 from terrace.solve.search import dive
+from terrace.versions import RULES, RULES_VERSION
 from tests.terrace.positions import family_game, louis_game, run
 
 FAMILY = ["terrace", "queen-of-italy", "signora"]
@@ -35,8 +36,8 @@ def wander(variant: str, deal: int, steps: int, seed: int) -> FamilyGame:
     return g
 
 
-def walk(variant: str, deal: int, steps: int, seed: int) -> Game:
-    g = terrace.new_game(variant, deal=deal)
+def walk(variant: str, deal: int, steps: int, seed: int, rules_version: int = RULES_VERSION) -> Game:
+    g = terrace.new_game(variant, deal=deal, rules_version=rules_version)
     rng = random.Random(seed)
     for _ in range(steps):
         legal = g.legal_moves()
@@ -199,13 +200,19 @@ def louis_state(g: Game) -> tuple[object, ...]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(1, 10_000), st.integers(0, 300), st.integers(0, 10**6), st.integers(1, 500))
+@given(
+    st.integers(1, 10_000),
+    st.integers(0, 300),
+    st.integers(0, 10**6),
+    st.integers(1, 500),
+    st.sampled_from(sorted(RULES)),
+)
 def test_louiss_own_dive_ends_where_the_reference_dive_ends(
-    deal: int, steps: int, seed: int, budget: int
+    deal: int, steps: int, seed: int, budget: int, rules_version: int
 ) -> None:
     # Louis's dive keeps only the heaps since the last progress move and plays the first
-    # move while dealing: it must walk exactly the line of ``search.dive``
-    g = walk("louis", deal, steps, seed)
+    # move while dealing: it must walk exactly the line of ``search.dive``, by either rules
+    g = walk("louis", deal, steps, seed, rules_version)
     before = louis_state(g)
     assert isinstance(g, LouisGame)
     ours = LouisAdapter(g).dive(g, budget)
