@@ -46,7 +46,7 @@ from typing import Any
 
 import terrace
 
-from .bot import BotFactory, load_bot
+from .bot import SAMPLES, BotFactory, load_bot
 from .deals import load_deals
 from .figures import head_to_head, summarize
 from .games import DEFAULT_MAX_MOVES, FINISHES, GameResult, describe_error, run_games
@@ -60,7 +60,7 @@ SCHEMA = 1  # version of the --json document
 # ----- the command ---------------------------------------------------------------------------
 
 EPILOG = f"""\
-bots: MODULE:CLASS (the current directory is importable) or a sample: random, greedy, planner.
+bots: MODULE:CLASS (the current directory is importable) or a sample: {", ".join(SAMPLES)}.
 deals: a range 1-100, a number, a comma list 1-50,70,90-99, or a file of one number per
   line (# comments); default {DEFAULT_DEALS}, so the arena works from any directory
   (the benchmark set is seeds/bench-1000.txt).
@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("bot", metavar="BOT", help="the bot: MODULE:CLASS or random, greedy, planner")
+    p.add_argument("bot", metavar="BOT", help=f"the bot: MODULE:CLASS or a sample: {', '.join(SAMPLES)}")
     p.add_argument(
         "--variant",
         action="append",

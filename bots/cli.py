@@ -25,7 +25,7 @@ from link import DEFAULT_SERVER, Connection, Offline, default_server
 from link.command import run_command
 from terrace import VARIANTS
 
-from .bot import load_bot
+from .bot import SAMPLES, load_bot
 from .house import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, keep_house, parse_lineup
 from .pace import DEFAULT_PACE, PACES
 from .sdk import SDKError, play
@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         )
 
     r = sub.add_parser("run", help="race one bot", description="Race a bot: MODULE:CLASS or a sample name.")
-    r.add_argument("bot", help="MODULE:CLASS, or random, greedy, planner")
+    r.add_argument("bot", help=f"MODULE:CLASS, or a sample: {', '.join(SAMPLES)}")
     server(r)
     who = r.add_mutually_exclusive_group()
     who.add_argument(
