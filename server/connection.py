@@ -44,6 +44,8 @@ class Outbound:
     on_cut: Callable[[], None] = lambda: None  # counts a slow reader cut off
 
 
+_FRAME_HEAD = 14  # the most a websocket frame's header adds to its payload
+
 UNLIMITED = Outbound(behind=1 << 62, ceiling=1 << 62, deadline=float("inf"))
 
 
@@ -75,6 +77,16 @@ class Connection:
         the slow-reader deadline; a client that reads nothing for that long is cut off."""
         data = encode(msg, self.subprotocol)
         if not self.room_for(len(data)):
+            return
+        ws = self.ws
+        if (
+            not self._outbox
+            and not ws.paused
+            and self.buffered() + len(data) + _FRAME_HEAD <= self.outbound.behind
+        ):
+            # it cannot take the transport past its high-water mark, so websockets does not
+            # wait for it to drain: no deadline to keep (a timeout costs 4 us, a twentieth of a move)
+            await ws.send(data)
             return
         try:
             async with asyncio.timeout(self.outbound.deadline if self.outbound.deadline < 1e9 else None):

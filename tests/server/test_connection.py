@@ -204,3 +204,32 @@ async def test_a_subscriber_that_reads_again_gets_every_push_it_fell_behind_on_i
     await slow.close()
     for c in (reader, player):
         await c.close()
+
+
+async def test_a_client_that_asks_but_never_reads_its_answers_is_cut_off_at_the_deadline(
+    make_server: MakeServer,
+) -> None:
+    # answers that fit under the high-water mark go out without a deadline of their own;
+    # once they pile up past it, the slow-reader deadline still cuts the client off
+    server = await make_server(max_write_buffer=64 * 1024 * 1024, slow_reader_deadline=0.3, **LOOSE)
+    makers = [await Client.open(server.url) for _ in range(10)]
+    for i, maker in enumerate(makers):  # ten open races: a `races` answer of about 2 KB
+        await maker.request("hello", name=f"maker{i}")
+        assert (await maker.request("create", variant="terrace", seats=8))["type"] == "created"
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+    silent = await connect(server.url, sock=sock, max_queue=1, compression=None, subprotocols=[MSGPACK])  # type: ignore[list-item]
+    port = silent.local_address[1]
+    for i in range(30):  # about 2 KB an answer: well past the 32 KiB mark
+        await silent.send(encode({"type": "races", "id": i + 1}, MSGPACK))
+    await eventually(
+        lambda: any(c.ws.remote_address[1] == port for c in server.connections), what="the connection"
+    )
+    conn = next(c for c in server.connections if c.ws.remote_address[1] == port)
+    await eventually(lambda: conn.cut, what="the client that reads nothing to be cut off")
+    await eventually(lambda: conn not in server.connections, what="it to be gone")
+    assert (await makers[0].request("ping"))["type"] == "pong"
+    for maker in makers:
+        await maker.close()
