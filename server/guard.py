@@ -34,6 +34,7 @@ from .metrics import Metrics
 
 CLOSE_POLICY = 1008
 REFUSALS = 16  # sockets past the cap that may wait for their 429, at least
+CUT_GRACE = 1.0  # seconds a connection cut for its control frames has to read the close frame
 
 Admission = Literal["in", "over", "dropped"]
 
@@ -108,8 +109,11 @@ class GuardedConnection(ServerConnection):
             if self.control.take():
                 self.guard.metrics.cut.labels("control_frames").inc()
                 self.protocol.fail(CLOSE_POLICY, "too many control frames")
-                self.send_data()
-                self.transport.close()
+                self.send_data()  # the close frame, then the end of our side
+                # Not closed at once: closing with the flood still unread in our buffer
+                # resets the connection, and the client may lose the close frame (1006).
+                # What comes meanwhile is discarded; a client that never closes is cut.
+                self.loop.call_later(CUT_GRACE, self.transport.abort)
                 return
         super().process_event(event)
 

@@ -4,7 +4,9 @@ a short handshake timeout, and websocket control frames rate limited."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import os
 
 import pytest
 from websockets.exceptions import InvalidStatus
@@ -80,6 +82,26 @@ async def test_a_flood_of_websocket_pings_closes_the_connection_with_1008(make_s
     assert b'terrace_connections_cut_total{reason="control_frames"} 1.0' in server.metrics.text()
     assert (await calm.request("ping"))["type"] == "pong"
     await calm.close()
+
+
+async def test_a_ping_flooder_that_never_closes_its_side_is_cut_off_after_the_grace(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(control_frames=10)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        f"Sec-WebSocket-Protocol: terrace.v1.msgpack\r\n\r\n".encode()
+    )
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+    ping = bytes([0x89, 0x80]) + b"\0\0\0\0"  # a masked, empty ping; then never read, never close
+    writer.write(ping * 100)
+    await writer.drain()
+    await eventually(lambda: server.guard.open.count("127.0.0.1") == 0, what="the flooder's socket cut")
+    assert b'terrace_connections_cut_total{reason="control_frames"} 1.0' in server.metrics.text()
+    writer.close()
 
 
 async def test_handshakes_cost_their_address_tokens(make_server: MakeServer) -> None:
