@@ -5,30 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
-import re
 import signal
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from server.config import Config, env_name, parse
 
+from .command import COMMAND, LISTEN, clean_env
 from .wire import Client
-
-COMMAND = str(Path(sys.executable).parent / "terrace-server")  # the installed console script
-LISTEN = re.compile(r"^terrace-server listening on (ws://127\.0\.0\.1:(\d+)/ws)$")
-
-
-def _env(**changes: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TERRACE_")}
-    env.update(changes)
-    return env
-
 
 # ----- config.parse ------------------------------------------------------------------------
 
@@ -234,7 +221,7 @@ def running() -> Iterator[tuple[subprocess.Popen[str], str]]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=_env(),
+        env=clean_env(),
     )
     assert proc.stdout is not None
     line = proc.stdout.readline().rstrip("\n")
@@ -291,7 +278,7 @@ def test_a_port_in_use_fails_with_exit_code_1_and_a_clear_message() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [COMMAND, "--port", str(port)], capture_output=True, text=True, timeout=30, env=_env()
+            [COMMAND, "--port", str(port)], capture_output=True, text=True, timeout=30, env=clean_env()
         )
     assert result.returncode == 1
     assert result.stdout == ""
@@ -302,7 +289,9 @@ def test_a_port_in_use_fails_with_exit_code_1_and_a_clear_message() -> None:
 
 @pytest.mark.parametrize("port", ["70000", "-1"])
 def test_a_port_out_of_range_fails_with_a_clear_message(port: str) -> None:
-    result = subprocess.run([COMMAND, "--port", port], capture_output=True, text=True, timeout=30, env=_env())
+    result = subprocess.run(
+        [COMMAND, "--port", port], capture_output=True, text=True, timeout=30, env=clean_env()
+    )
     assert result.returncode in (1, 2)  # a usage error (2) or cannot listen (1): either, told clearly
     assert result.stderr.startswith(("terrace-server: ", "usage: terrace-server"))
     assert "port" in result.stderr
@@ -310,7 +299,7 @@ def test_a_port_out_of_range_fails_with_a_clear_message(port: str) -> None:
 
 
 def test_the_installed_console_script_documents_every_setting() -> None:
-    result = subprocess.run([COMMAND, "--help"], capture_output=True, text=True, timeout=30, env=_env())
+    result = subprocess.run([COMMAND, "--help"], capture_output=True, text=True, timeout=30, env=clean_env())
     assert result.returncode == 0
     for f in dataclasses.fields(Config):
         assert f"--{f.name.replace('_', '-')}" in result.stdout
@@ -319,7 +308,9 @@ def test_the_installed_console_script_documents_every_setting() -> None:
 
 @pytest.mark.parametrize("url", ["127.0.0.1:19090", "http://127.0.0.1:6379/0", "localhost"])
 def test_a_redis_url_without_a_redis_scheme_is_a_usage_error_in_one_line(url: str) -> None:
-    result = subprocess.run([COMMAND, "--redis", url], capture_output=True, text=True, timeout=30, env=_env())
+    result = subprocess.run(
+        [COMMAND, "--redis", url], capture_output=True, text=True, timeout=30, env=clean_env()
+    )
     assert result.returncode == 2
     assert "needs a scheme: redis://HOST:PORT/DB" in result.stderr and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("terrace-server: error: --redis-url")
@@ -334,7 +325,7 @@ def test_an_unreachable_redis_stops_the_server_with_exit_1_and_one_line() -> Non
         capture_output=True,
         text=True,
         timeout=30,
-        env=_env(),
+        env=clean_env(),
     )
     assert result.returncode == 1
     assert result.stdout == "" and "Traceback" not in result.stderr
@@ -350,7 +341,7 @@ async def test_a_second_server_on_a_taken_port_restores_nothing_before_it_stops(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=_env(),
+        env=clean_env(),
     )
     try:
         assert first.stdout is not None
@@ -368,7 +359,7 @@ async def test_a_second_server_on_a_taken_port_restores_nothing_before_it_stops(
             capture_output=True,
             text=True,
             timeout=30,
-            env=_env(),
+            env=clean_env(),
         )
         assert second.returncode == 1 and "cannot listen on" in second.stderr
         assert "restored" not in second.stderr and "Traceback" not in second.stderr

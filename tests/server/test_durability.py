@@ -20,9 +20,9 @@ from server.store import MemoryStore
 from server.store.redis_store import RedisStore
 from tests.poll import eventually
 
+from .command import COMMAND, LISTEN
 from .conftest import FAST
 from .redis_server import RedisServer, require_redis_server
-from .test_cli import COMMAND, LISTEN
 from .wire import Client
 
 Message = dict[str, Any]

@@ -3,7 +3,6 @@ name that is neither is a usage error, and uvloop missing is a clear one-line fa
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 from server.__main__ import loop_factory
 from server.config import parse
 
-from .test_cli import LISTEN, _env
+from .command import clean_env, serving
 from .wire import Client
 
 COMMAND = str(Path(sys.executable).parent / "terrace-server")
@@ -22,19 +21,8 @@ COMMAND = str(Path(sys.executable).parent / "terrace-server")
 
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
 async def test_the_server_plays_a_move_on_either_event_loop(loop: str) -> None:
-    proc = subprocess.Popen(
-        [COMMAND, "--port", "0", "--countdown", "0", "--event-loop", loop],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-    )
-    try:
-        assert proc.stdout is not None
-        line = await asyncio.to_thread(proc.stdout.readline)
-        match = LISTEN.match(line.rstrip("\n"))
-        assert match, line
-        client = await Client.open(match.group(1))
+    async with serving("--countdown", "0", "--event-loop", loop) as (url, _):
+        client = await Client.open(url)
         assert (await client.request("hello", name="looper"))["type"] == "welcome"
         race = (await client.request("create", variant="terrace", seats=1))["race"]["id"]
         await client.request("start", race=race)
@@ -42,13 +30,6 @@ async def test_the_server_plays_a_move_on_either_event_loop(loop: str) -> None:
         moved = await client.request("move", race=race, seq=1, move="1-F1")
         assert moved["type"] == "moved" and moved["view"]["moves"] == 1
         await client.close()
-    finally:
-        proc.terminate()
-        assert await asyncio.to_thread(proc.wait, 10) == 0
-        assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
 
 
 def test_the_event_loop_setting_names_asyncio_or_uvloop() -> None:
@@ -71,7 +52,7 @@ def test_uvloop_missing_is_a_one_line_failure(tmp_path: Path) -> None:
     # a uvloop that cannot be imported, ahead of the real one on the path
     (tmp_path / "uvloop").mkdir()
     (tmp_path / "uvloop" / "__init__.py").write_text("raise ImportError('no uvloop here')\n")
-    env = _env(PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = clean_env(PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     result = subprocess.run(
         [sys.executable, "-m", "server", "--port", "0", "--event-loop", "uvloop"],
         capture_output=True,

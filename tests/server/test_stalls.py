@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import re
-import subprocess
 import urllib.request
 from collections.abc import Iterator
 
@@ -19,7 +18,7 @@ from server.collector import Collector
 from server.config import Config, gc_thresholds, parse
 from tests.poll import eventually
 
-from .test_cli import COMMAND, LISTEN, _env
+from .command import serving
 from .wire import Client
 
 
@@ -127,30 +126,9 @@ async def test_the_command_collects_on_its_timer_and_reports_pauses_and_loop_lag
     """The real command with young collections every 10 ms and the middle generation every
     3 of them: /metrics shows both generations' collections come while it serves, with
     nobody allocating, and the loop's lag sampled."""
-    proc = subprocess.Popen(
-        [
-            COMMAND,
-            "--port",
-            "0",
-            "--countdown",
-            "0",
-            "--gc-young-every",
-            "0.01",
-            "--gc-thresholds",
-            "5000,3,300",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-    )
-    try:
-        assert proc.stdout is not None
-        line = await asyncio.to_thread(proc.stdout.readline)
-        match = LISTEN.match(line.rstrip("\n"))
-        assert match, line
-        port = int(match.group(2))
-        client = await Client.open(match.group(1))
+    flags = ("--countdown", "0", "--gc-young-every", "0.01", "--gc-thresholds", "5000,3,300")
+    async with serving(*flags) as (url, port):
+        client = await Client.open(url)
         assert (await client.request("hello", name="collector"))["type"] == "welcome"
 
         young, middle = (f'terrace_gc_pause_seconds_count{{generation="{g}"}}' for g in "01")
@@ -171,10 +149,3 @@ async def test_the_command_collects_on_its_timer_and_reports_pauses_and_loop_lag
         assert m1 - m0 >= (y1 - y0) // 4 - 1 >= 4
         assert lags > 0 or await eventually(lambda: counts_lag(port), what="the loop's lag sampled")
         await client.close()
-    finally:
-        proc.terminate()
-        assert await asyncio.to_thread(proc.wait, 10) == 0
-        assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
