@@ -13,11 +13,12 @@ whose race ends while enough others wait goes home.
 **Pace.** While a person races, a house bot thinks before each move for a time
 drawn from its :class:`~bots.pace.Pace` (``planner@fast``; the house's own pace
 otherwise). Whether a person still races comes from one spectating connection
-(:class:`~bots.watch.Watcher`): when every person in the race has finished
-(``left``, resigned, reached the goal), the bots play on at full speed for
+(:class:`~bots.watch.Watcher`): once every person in the race has finished
+(``left``, resigned, reached the goal), the bots play at full speed. Once everyone
+who is not the house has finished, person or program, they play on for
 ``PLAY_ON_FOR`` seconds, then resign, so the race ends and they are free again
-within seconds. A race of programs only is played at full speed from the first
-move, to its end.
+within seconds. Against another author's bot, then, they play at full speed from
+the first move and race it to its end.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ log = logging.getLogger("terrace.bot")
 
 DEFAULT_LINEUP = "greedy:2,planner:1"
 DEFAULT_MAX_BOTS = 30  # house bots connected at once, waiting and racing, over every variant
-PLAY_ON_FOR = 2.0  # seconds a house bot plays on at full speed once every person finished, then resigns
+PLAY_ON_FOR = 2.0  # seconds a house bot plays on once all but the house finished, then resigns
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ class House:
         self.paces = [pace_named(s.pace or pace) for s in lineup]
         self.max_bots = max_bots
         self.rng = random.Random(seed)
-        self.watcher = Watcher(url)
+        self.own: set[str] = set()  # the house bots' player ids
+        self.watcher = Watcher(url, self.own)
         self.waiting: Counter[tuple[int, str]] = Counter()
         self.bots = 0  # connected or connecting
         self.results: list[RaceResult] = []
@@ -183,6 +185,7 @@ class House:
         racer = Racer(paced, self.url, name=name)
         try:
             await racer.connect()
+            self.own.add(str(racer.player["id"]))
             played = 0
             while self.races is None or played < self.races:
                 if not seat.waiting:
@@ -230,7 +233,7 @@ class Paced(Bot):
         if self.pace.median > 0:
             seconds = self.pace.draw(self.house.rng, first=self.moves == 0)
             await self.house.watcher.think(self.race, seconds)
-            gone = self.house.watcher.people_gone_for(self.race)
+            gone = self.house.watcher.others_gone_for(self.race)
             if gone is not None and gone > PLAY_ON_FOR:
                 return None  # nobody to race any more: resign rather than keep the next person waiting
         self.moves += 1

@@ -1,11 +1,14 @@
-"""Whether a person still races: one spectating connection for all of a house's races.
+"""Who still races beside the house: one spectating connection for all of its races.
 
-A house bot thinks at a person's pace only while a person races with it. The
-house's bots each have their own connection, whose pushes the SDK reads; so the
-house watches the races its bots are in from one more connection, as a spectator:
-the ``spectating`` answer and every ``standings`` push say, row by row, who is a
-person (``kind``) and who has finished. A race whose people have all finished
-(``left``, resigned, goal, stuck) wakes its thinking bots to play on at full speed.
+A house bot thinks at a person's pace only while a person races with it, and stays
+in a race only while somebody who is not the house races in it (a person, or
+another author's bot). The house's bots each have their own connection, whose
+pushes the SDK reads; so the house watches the races its bots are in from one
+more connection, as a spectator: the ``spectating`` answer and every ``standings``
+push say, row by row, who is a person (``kind``) and who has finished. A race
+whose people have all finished (``left``, resigned, goal, stuck) wakes its
+thinking bots to play on at full speed; once everyone but the house has finished,
+the house bots may leave too.
 
 If the watcher cannot tell (its connection dropped, the race lives on another
 node), bots keep a person's pace: racing a person too slowly is the smaller harm.
@@ -16,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +34,7 @@ KNOW_WITHIN = 2.0  # seconds a bot waits for the first word on its race before a
 class _Race:
     known: asyncio.Event = field(default_factory=asyncio.Event)
     people_done: asyncio.Event = field(default_factory=asyncio.Event)  # set: no person races any more
-    done_at: float | None = None  # loop time people_done was set
+    others_done_at: float | None = None  # loop time when nobody but the house raced any more
 
 
 def people_racing(rows: Iterable[Mapping[str, Any]]) -> bool:
@@ -39,9 +42,15 @@ def people_racing(rows: Iterable[Mapping[str, Any]]) -> bool:
     return any(r["player"].get("kind") != "bot" and not r.get("finished") for r in rows)
 
 
+def others_racing(rows: Iterable[Mapping[str, Any]], house: Container[str]) -> bool:
+    """Whether a standings row is a player not in ``house`` (ids) who has not finished."""
+    return any(r["player"].get("id") not in house and not r.get("finished") for r in rows)
+
+
 class Watcher:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, house: Container[str] = frozenset()) -> None:
         self.url = url
+        self.house = house  # the house's own player ids: everyone else is racing against it
         self.link: Connection | None = None
         self.races: dict[str, _Race] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -113,13 +122,15 @@ class Watcher:
         if state is None:
             return
         state.known.set()
-        if not people_racing(rows) and not state.people_done.is_set():
+        if not people_racing(rows):
             state.people_done.set()
-            state.done_at = asyncio.get_running_loop().time()
+        if state.others_done_at is None and not others_racing(rows, self.house):
+            state.others_done_at = asyncio.get_running_loop().time()
 
-    def people_gone_for(self, race: str) -> float | None:
-        """Seconds since the last person in ``race`` finished (None: someone races, or unknown)."""
+    def others_gone_for(self, race: str) -> float | None:
+        """Seconds since the last player in ``race`` who is not the house finished (None:
+        somebody races, or unknown)."""
         state = self.races.get(race)
-        if state is None or state.done_at is None:
+        if state is None or state.others_done_at is None:
             return None
-        return asyncio.get_running_loop().time() - state.done_at
+        return asyncio.get_running_loop().time() - state.others_done_at

@@ -11,12 +11,14 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bots.bot import load_bot
+from bots.bot import Choice, View, load_bot
 from bots.house import DEFAULT_LINEUP, House, Slot, keep_house, parse_lineup
 from bots.pace import PACES, pace_named, split_pace
+from bots.samples.greedy import GreedyBot
 from bots.sdk import SDKError, play
 from server.app import RaceServer
 from server.config import Config
@@ -131,6 +133,39 @@ async def test_programs_only_race_at_full_speed(server: RaceServer, house: House
     assert result.players == 4 and result.place is not None
     # At a person's pace the house bots would take minutes; among programs, seconds.
     assert time.monotonic() - t0 < 30
+
+
+class _Visitor(GreedyBot):
+    """Another author's bot: greedy, a move every 50 ms, resigning after ``RACES_FOR`` s."""
+
+    RACES_FOR = 5.0
+
+    def start(self, race: dict[str, Any]) -> None:
+        self.until = time.monotonic() + self.RACES_FOR
+        super().start(race)
+
+    async def choose(self, view: View, legal: list[str]) -> Choice:  # type: ignore[override]
+        await asyncio.sleep(0.05)
+        return None if time.monotonic() > self.until else super().choose(view, legal)
+
+
+async def test_against_another_authors_bot_the_house_races_until_it_finishes(
+    server: RaceServer, house: House
+) -> None:
+    visitor = asyncio.create_task(play(_Visitor, server.url, name="visitor"))
+    race = await eventually(lambda: next(iter(server.registry.drivers), None), what="the race")
+    core = server.registry.drivers[race].race
+    await eventually(lambda: core.state == "running", what="the race to start")
+    seats = core.seats.values()
+    # Well past the house's play-on time (2 s), while the visitor still races: no house
+    # bot has resigned (one may be stuck at full speed; that is its game, not a resignation).
+    await asyncio.sleep(_Visitor.RACES_FOR - 1)
+    assert [s.finish for s in seats if s.player["name"] == "visitor"] == [None]
+    assert [s.finish for s in seats if s.finish == "resigned"] == []
+    [result] = await asyncio.wait_for(visitor, 30)
+    assert result.finish == "resigned"
+    # once the visitor is done, the house plays on briefly and frees itself
+    await eventually(lambda: race not in server.registry.drivers, timeout=10, what="the race to end")
 
 
 async def test_the_house_adds_bots_on_demand_only_up_to_its_cap() -> None:
