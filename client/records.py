@@ -33,6 +33,7 @@ import terrace
 from link import Connection, Refused, fetch
 from terrace.audit import Audit, Check, audit
 from terrace.conversation import Message
+from terrace.solve.hindsight import sentence
 
 from . import config
 from .render import board
@@ -271,23 +272,9 @@ def _where(game: Message | None) -> int | None:
 
 def _verdict_lines(game: Message) -> list[str]:
     """The analysis of one game in plain words, with the winning continuation."""
-    v, lw, lm = game.get("verdict"), game.get("last_winnable"), game.get("losing_move")
+    lw = game.get("last_winnable")
     line = list(game.get("continuation") or [])
-    if v == "won":
-        said = "won."
-    elif v == "lost_by_move" and lm is not None:
-        said = (
-            f"winnable until move {lm + 1} ({game.get('moves')} played), and move {lm + 1} lost it: proven."
-        )
-    elif v == "stopped_winnable":
-        said = "still winnable when the game ended: no move lost it."
-    elif v == "lost_from_deal":
-        said = "the deal was lost from the start: no line wins it."
-    elif lw is None:
-        said = "undecided: no position of this game was proven winnable within the budget."
-    else:
-        last = f"move {game['first_lost']}" if game.get("first_lost") is not None else "the end"
-        said = f"winnable after move {lw}; the move that lost it lies between move {lw + 1} and {last} (undecided)."
+    said = sentence(game)
     lines = [f"hindsight (the stock known, which no player saw): {said}"]
     if line and lw is not None:
         where = "from the deal" if lw == 0 else f"from after move {lw}"

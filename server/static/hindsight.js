@@ -31,15 +31,18 @@ export function markerAt(game, at) {
   return "";
 }
 
+// The same words as terrace.solve.hindsight.sentence (the terminal's): only what was proven.
 function sentence(g) {
+  const lw = g.last_winnable, fl = g.first_lost;
   switch (g.verdict) {
     case "won": return "won.";
-    case "lost_by_move": return `winnable until move ${g.losing_move + 1}; that move lost it (proven).`;
+    case "lost_by_move": return `move ${g.losing_move + 1} lost it (proven): the game was winnable before it and not after.`;
     case "stopped_winnable": return "still winnable when the game ended: no move lost it.";
-    case "lost_from_deal": return "the deal was lost from the start.";
+    case "lost_from_deal": return "the deal was lost from the start: no line wins it.";
     default:
-      if (g.last_winnable === null) return "undecided: no position was proven winnable within the budget.";
-      return `winnable after move ${g.last_winnable}; the move that lost it lies between move ${g.last_winnable + 1} and ${g.first_lost !== null ? `move ${g.first_lost}` : "the end"} (undecided).`;
+      if (lw === null) return "undecided: no position of this game was proven winnable within the budget.";
+      if (fl !== null) return `winnable after move ${lw} and lost after move ${fl}: one of moves ${lw + 1} to ${fl} lost it (which one is undecided within the budget).`;
+      return `winnable after move ${lw}; nothing later was proven, so whether a later move lost the game is undecided within the budget.`;
   }
 }
 

@@ -88,27 +88,9 @@ class Hindsight:
         return UNKNOWN
 
     def describe(self) -> str:
-        """One plain sentence for people."""
-        v = self.verdict
-        if v == "won":
-            return "Won."
-        if v == "lost_by_move":
-            assert self.losing_move is not None
-            return (
-                f"Winnable until move {self.losing_move + 1}; that move lost it "
-                f"(a win from before it takes {len(self.continuation)} moves)."
-            )
-        if v == "stopped_winnable":
-            return f"Still winnable when the game ended ({len(self.continuation)} moves to a win)."
-        if v == "lost_from_deal":
-            return "The deal was lost from the start: no line wins it."
-        if self.last_winnable is None:
-            return "Undecided: the solver proved no position of this game winnable within its budget."
-        after = f"move {self.first_lost}" if self.first_lost is not None else "the end"
-        return (
-            f"Winnable after move {self.last_winnable}; the move that lost it lies between "
-            f"move {self.last_winnable + 1} and {after} (undecided within the budget)."
-        )
+        """One plain sentence for people (:func:`sentence`, capitalised)."""
+        said = sentence(self.to_dict())
+        return said[0].upper() + said[1:]
 
     def __repr__(self) -> str:
         shown = " ".join(self.continuation[:4]) + (" ..." if len(self.continuation) > 4 else "")
@@ -132,6 +114,32 @@ class Hindsight:
             "nodes": self.nodes,
             "probes": self.probes,
         }
+
+
+def sentence(game: Mapping[str, Any]) -> str:
+    """What one game's analysis (``Hindsight.to_dict()``, the protocol's form) says, in
+    words for people, claiming nothing it did not prove. The web page's hindsight.js
+    says the same in JavaScript."""
+    verdict, lw, fl = game.get("verdict"), game.get("last_winnable"), game.get("first_lost")
+    if verdict == "won":
+        return "won."
+    if verdict == "lost_by_move":
+        return f"move {int(game['losing_move']) + 1} lost it (proven): the game was winnable before it and not after."
+    if verdict == "stopped_winnable":
+        return "still winnable when the game ended: no move lost it."
+    if verdict == "lost_from_deal":
+        return "the deal was lost from the start: no line wins it."
+    if lw is None:
+        return "undecided: no position of this game was proven winnable within the budget."
+    if fl is not None:
+        return (
+            f"winnable after move {lw} and lost after move {fl}: one of moves {lw + 1} to {fl} "
+            "lost it (which one is undecided within the budget)."
+        )
+    return (
+        f"winnable after move {lw}; nothing later was proven, so whether a later move lost "
+        "the game is undecided within the budget."
+    )
 
 
 class Plan:

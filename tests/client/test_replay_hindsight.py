@@ -31,7 +31,7 @@ async def test_replay_marks_the_move_that_lost_it_and_prints_the_missed_win(
     marked = [line.split() for line in text.splitlines() if "this move lost it" in line]
     assert len(marked) == 1 and marked[0][:2] == ["190", "1-F2"], marked  # move index 189, one line only
     flat = " ".join(text.split())  # long lines wrap on the console
-    assert "hindsight (the stock known, which no player saw): winnable until move 190" in flat
+    assert "hindsight (the stock known, which no player saw): move 190 lost it (proven)" in flat
     kept = await server.store.analysis(race)
     assert kept is not None
     continuation = kept["players"][0]["continuation"]

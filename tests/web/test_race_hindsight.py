@@ -22,7 +22,9 @@ async def test_the_race_page_marks_the_move_that_lost_the_game(server: RaceServe
     await page.locator("#verdict").wait_for()
     line = page.locator('#hindsight li[data-player="ann"]')
     await line.wait_for(timeout=30_000)  # polled while the server analyses (`analysing`)
-    assert "winnable until move 190; that move lost it (proven)." in (await line.text_content() or "")
+    assert "move 190 lost it (proven): the game was winnable before it and not after." in (
+        await line.text_content() or ""
+    )
     assert "stock known" in (await page.locator("#hindsight .hint").text_content() or "")
     assert await page.locator(".lostmark").count() == 0  # at the deal: no marker
     await line.locator("button.jump").click()

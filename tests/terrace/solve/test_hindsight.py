@@ -8,7 +8,7 @@ import pytest
 import terrace
 from terrace.errors import ReplayError
 from terrace.solve import LOST, UNKNOWN, WON, Solution, check_line, solve
-from terrace.solve.hindsight import Plan, analyse_game, analyse_record
+from terrace.solve.hindsight import Plan, analyse_game, analyse_record, sentence
 
 from .games import LOST_AT_189, SEED
 
@@ -22,7 +22,7 @@ def test_names_the_move_that_lost_a_winnable_game() -> None:
     assert check_line(before, h.continuation)  # the win the player missed, from just before the move
     after = terrace.replay("terrace", SEED, LOST_AT_189[:190])
     assert solve(after).verdict == LOST  # the claim holds when asked again
-    assert "move 190" in h.describe()
+    assert h.describe() == "Move 190 lost it (proven): the game was winnable before it and not after."
     assert "lost_by_move" in repr(h) and "losing_move=189" in repr(h)
 
 
@@ -124,3 +124,30 @@ def test_the_plan_stops_at_its_probe_budget_and_when_the_end_is_winnable() -> No
     assert ended.result().verdict == "stopped_winnable"
     with pytest.raises(ValueError):
         Plan([], probes=0)
+
+
+def _said(verdict: str, last_winnable: int | None = None, first_lost: int | None = None) -> str:
+    losing = last_winnable if verdict == "lost_by_move" else None
+    game = {
+        "verdict": verdict,
+        "last_winnable": last_winnable,
+        "first_lost": first_lost,
+        "losing_move": losing,
+    }
+    return sentence(game)
+
+
+def test_the_sentence_says_what_each_verdict_proved_and_no_more() -> None:
+    assert _said("won") == "won."
+    assert _said("lost_by_move", 163, 164).startswith("move 164 lost it (proven)")
+    assert _said("stopped_winnable") == "still winnable when the game ended: no move lost it."
+    assert _said("lost_from_deal", None, 0) == "the deal was lost from the start: no line wins it."
+    assert _said("unknown").startswith("undecided: no position")
+    # both ends proven: the losing move is one of those between, undecided which
+    assert _said("unknown", 49, 60).startswith(
+        "winnable after move 49 and lost after move 60: one of moves 50 to 60"
+    )
+    # the end not proven lost (a resigned game, say): no claim that the game was lost at all
+    open_end = _said("unknown", 49, None)
+    assert open_end.startswith("winnable after move 49; nothing later was proven")
+    assert "lost it" not in open_end and "undecided" in open_end
