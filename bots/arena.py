@@ -68,6 +68,10 @@ finish reasons: won, lost, resigned (choose returned None), capped (--max-moves 
   error (the bot raised, or played a move the engine refuses; the game ends there).
 exit status: 0 done; 1 done, but some game had a bot error (see "errors"); 2 bad usage
   (bot, deals, variant or option); 130 interrupted.
+
+terrace-arena solve [--deals D] [--variant V] [--nodes N] [--seconds S] [--jobs N]:
+  the solver's figures instead of a bot's: how many deals it proves winnable or lost
+  with the stock known, within a budget per deal (terrace-arena solve --help).
 """
 
 

@@ -33,6 +33,10 @@ from terrace.solve import NODES, solve
 from .deals import load_deals
 
 PROG = "terrace-arena solve"
+LEGEND = """\
+winnable: a winning line found and replayed to a won game; lost: proven that no line
+wins; unknown: the budget ran out first. median s: seconds per decided deal; nodes/s:
+positions searched per second of the budget's clock."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,11 @@ def figures(results: Sequence[Solved]) -> dict[str, Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description="Solve numbered deals with the stock known.")
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Solve numbered deals with the stock known: the solver's figures.",
+        epilog=LEGEND,
+    )
     p.add_argument("--variant", action="append", metavar="V", help="a variant (repeat; default all four)")
     p.add_argument("--deals", default="1-100", help="a range, a list or a file of deal numbers")
     p.add_argument("--nodes", type=int, default=NODES, help=f"positions per deal at most (default {NODES})")
@@ -141,4 +149,5 @@ def main(argv: Sequence[str]) -> int:
         print(
             f"{v:<16}{f['won']:>10.1%}{f['lost']:>8.1%}{f['unknown']:>9.1%}{median:>10}{rate:>9}",
         )
+    print(LEGEND)
     return 0

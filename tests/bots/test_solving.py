@@ -16,7 +16,14 @@ def test_solve_prints_figures_per_variant(capsys: pytest.CaptureFixture[str]) ->
     assert main(["solve", "--deals", "1-4", "--variant", "terrace", "--nodes", "3000"]) == 0
     out = capsys.readouterr().out
     assert "4 deals, at most 3000 positions each, stock known" in out
-    assert out.splitlines()[-1].startswith("terrace")
+    [row] = [line for line in out.splitlines() if line.startswith("terrace ")]
+    assert row.split()[1].endswith("%")
+    assert "unknown: the budget ran out first" in out  # the columns explained
+
+
+def test_the_arenas_help_names_the_solve_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "terrace-arena solve [--deals D]" in capsys.readouterr().out
 
 
 def test_solve_json_matches_the_solver_deal_by_deal(capsys: pytest.CaptureFixture[str]) -> None:
