@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="race one bot", description="Race a bot: MODULE:CLASS or a sample name.")
     r.add_argument("bot", help=f"MODULE:CLASS, or a sample: {', '.join(SAMPLES)}")
+    r.set_defaults(parser=r)  # usage errors print the subcommand's usage, not the top level's
     server(r)
     who = r.add_mutually_exclusive_group()
     who.add_argument(
@@ -77,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     h = sub.add_parser("house", help="keep sample bots in the queue for people to race")
+    h.set_defaults(parser=h)
     server(h)
     h.add_argument(
         "--bots",
@@ -101,12 +103,14 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--races", type=int, default=0, help="races per house bot; 0 = for ever (default)")
 
     g = sub.add_parser("register", help="register an account and print its token (shown once)")
+    g.set_defaults(parser=g)
     g.add_argument("name")
     server(g)
     g.add_argument("--human", action="store_true", help="register a human account (default: bot)")
     g.add_argument("--json", action="store_true")
 
     s = sub.add_parser("swarm", help="load a server with many racing connections")
+    s.set_defaults(parser=s)
     server(s)
     s.add_argument("--players", type=int, default=20, help="connections (default 20)")
     s.add_argument("--races", type=int, default=10, help="stop after this many races ended (default 10)")
@@ -117,8 +121,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = _parser()
-    args = p.parse_args(argv)
+    args = _parser().parse_args(argv)
+    p: argparse.ArgumentParser = args.parser
     logging.basicConfig(
         level=logging.INFO if args.verbose or args.command == "house" else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
@@ -131,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             factory = load_bot(args.bot)
             if args.ladder and not args.token:
                 p.error("--ladder needs --token: the ladder rates registered bots")
+            if args.winnable and (args.race or args.daily or args.arena or args.ladder):
+                p.error("--winnable goes with queueing: leave out --race, --daily, --arena and --ladder")
             if args.ladder and (args.arena or args.race):
                 p.error("--ladder races from the bots queue: leave out --arena and --race")
             return _run(_ladder(args, factory) if args.ladder else _race(args, factory))

@@ -45,6 +45,7 @@ MAX_ILLEGAL = 3  # illegal moves in a row before the SDK resigns for a confused 
 RECORD_POLL = 5.0  # seconds between record fetches while waiting for a missed `finished`
 # Move refusals that mean the race is over for us (time limit, grace): wait for `finished`.
 # `no_race`: a race we were in that was archived while we were away.
+QUEUE_NOTICE = 5.0  # seconds in the queue before the bot's author is told it still waits
 ENDED = frozenset({"player_finished", "race_not_running", "not_in_race", "no_race"})
 
 
@@ -246,6 +247,7 @@ class Racer:
         if not ok:
             raise SDKError(f"{'join' if race else 'queue'} refused: {answer.get('message')}", answer)
         queued_at = self.reconnects
+        waiting_since, told = time.monotonic(), race is not None
         while True:
             heard = self._heard_started()
             if heard is not None and race in (None, heard["race"]):
@@ -253,6 +255,9 @@ class Racer:
             try:
                 started = await self._wait("started", race=race, timeout=1.0)
             except TimeoutError:
+                if not told and time.monotonic() - waiting_since > QUEUE_NOTICE:
+                    told = True  # once a race: a bot left waiting silently looks hung
+                    log.warning("%s: %s", self._who(), _still_queued(variant, deals, QUEUE_NOTICE))
                 if race is None and self.reconnects != queued_at:
                     # back after a drop: a queue on a restarted server (or another node) forgot us
                     queued_at = self.reconnects
@@ -443,6 +448,15 @@ async def play(
     finally:
         await racer.close()
     return results
+
+
+def _still_queued(variant: str, deals: str, seconds: float) -> str:
+    if deals == "winnable":
+        return (
+            f"still waiting in the {variant} queue for winnable deals after {seconds:.0f} s: only players "
+            "who asked for winnable deals are matched, and house bots wait in the any-deal queues only"
+        )
+    return f"still waiting in the {variant} queue after {seconds:.0f} s: nobody else has queued for it yet"
 
 
 def run(factory: BotFactory, url: str, **options: Any) -> list[RaceResult]:

@@ -59,3 +59,28 @@ async def test_terrace_bot_run_winnable_races_an_sdk_bot_on_a_proven_deal(
     watcher = await connect()
     record = (await watcher.request("record", race=mine.race))["race"]
     assert audit(record).ok and "solution" in record
+
+
+async def test_a_bot_alone_in_the_winnable_queue_is_told_why_it_still_waits(server: RaceServer) -> None:
+    cli = await asyncio.create_subprocess_exec(
+        TERRACE_BOT, "run", "random", "--server", server.url, "--name", "lonely", "--winnable",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert cli.stderr is not None
+        line = await asyncio.wait_for(cli.stderr.readline(), 30)
+        assert b"lonely: still waiting in the terrace queue for winnable deals after 5 s" in line
+        assert b"house bots wait in the any-deal queues only" in line
+    finally:
+        cli.kill()
+        await cli.wait()
+
+
+async def test_winnable_is_refused_beside_a_named_race() -> None:
+    cli = await asyncio.create_subprocess_exec(
+        TERRACE_BOT, "run", "random", "--race", "dc623571", "--winnable",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(cli.communicate(), 30)
+    assert cli.returncode == 2
+    assert "terrace-bot run: error: --winnable goes with queueing: leave out --race" in err.decode()
