@@ -51,10 +51,14 @@ export function mount(main, raceId, conn) {
   };
 }
 
+// What the record of a winnable-only race claims; verify() replays its `solution` to check it.
+const WINNABLE = "Winnable-only race: the server's solver proved this deal winnable before dealing it. Its winning line is replayed in this browser below.";
+
 async function replay(head, body, record, conn) {
   const results = record.results;
   head.replaceChildren(
     el("p", {}, `${record.variant} · goal ${record.goal} · finished · ${results.length} player${results.length > 1 ? "s" : ""}`),
+    "solution" in record ? el("p", { id: "winnable", class: "winnable", text: WINNABLE }) : "",
     standingsTable(results, record.variant));
   const panel = el("section", { id: "verify", class: "verify", "aria-live": "polite" }, el("p", { text: "checking the deal in this browser…" }));
   body.replaceChildren(panel);
