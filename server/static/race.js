@@ -98,9 +98,17 @@ async function replay(head, body, record, conn) {
   draw();
   watchHindsight(conn, record.id, (a) => {
     analysis = a;
-    lost.replaceWith(hindsightPanel(a, go));
+    lost.replaceWith(hindsightPanel(a, (n) => { go(n); reveal(boards.querySelector(".lostmark")); }));
     draw();
   }, (why) => lost.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })));
+}
+
+// The hindsight panel lies below the boards, a screen or more on a phone: after its jump, bring the
+// marked board into view, its ⚑ at the top, unless the marker is already on screen.
+function reveal(mark) {
+  if (!mark) return;
+  const r = mark.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) mark.closest(".side").scrollIntoView({ block: "start" });
 }
 
 function side(games, g, step, choose, analysis) {
