@@ -9,14 +9,24 @@ import copy
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from server.app import RaceServer
 from tests.poll import eventually
+from tests.server.conftest import MakeServer
 
 from .conftest import http_url, shot
 from .races import finish, play, running
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def server(make_server: MakeServer) -> RaceServer:
+    """A server that searches longer for a winnable deal than its 8 s: on a loaded machine a louis
+    `create` was refused (`no_winnable_deal`) 2 runs in 3; the test client waits 30 s for an answer."""
+    return await make_server(winnable_seconds=20)
+
 
 MARK = (
     "Winnable-only race: the server's solver proved this deal winnable before dealing it. "
