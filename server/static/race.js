@@ -51,10 +51,14 @@ export function mount(main, raceId, conn) {
   };
 }
 
+// What the record of a winnable-only race claims; verify() replays its `solution` to check it.
+const WINNABLE = "Winnable-only race: the server's solver proved this deal winnable before dealing it. Its winning line is replayed in this browser below.";
+
 async function replay(head, body, record, conn) {
   const results = record.results;
   head.replaceChildren(
     el("p", {}, `${record.variant} · goal ${record.goal} · finished · ${results.length} player${results.length > 1 ? "s" : ""}`),
+    "solution" in record ? el("p", { id: "winnable", class: "winnable", text: WINNABLE }) : "",
     standingsTable(results, record.variant));
   const panel = el("section", { id: "verify", class: "verify", "aria-live": "polite" }, el("p", { text: "checking the deal in this browser…" }));
   body.replaceChildren(panel);
@@ -94,9 +98,17 @@ async function replay(head, body, record, conn) {
   draw();
   watchHindsight(conn, record.id, (a) => {
     analysis = a;
-    lost.replaceWith(hindsightPanel(a, go));
+    lost.replaceWith(hindsightPanel(a, (n) => { go(n); reveal(boards.querySelector(".lostmark")); }));
     draw();
   }, (why) => lost.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })));
+}
+
+// The hindsight panel lies below the boards, a screen or more on a phone: after its jump, bring the
+// marked board into view, its ⚑ at the top, unless the marker is already on screen.
+function reveal(mark) {
+  if (!mark) return;
+  const r = mark.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) mark.closest(".side").scrollIntoView({ block: "start" });
 }
 
 function side(games, g, step, choose, analysis) {

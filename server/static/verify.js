@@ -1,6 +1,6 @@
-// Checking a finished race in this browser: the commitment, the deal and its first view, and every
-// player's moves replayed to the recorded score. Returns each check with a sentence, and the
-// replayed views for stepping through the race.
+// Checking a finished race in this browser: the commitment, the deal and its first view, a
+// winnable-only race's winning line, and every player's moves replayed to the recorded score.
+// Returns each check with a sentence, and the replayed views for stepping through the race.
 import { commitment, deckOf, hasWebCrypto, shuffle, unhex } from "./deal.js";
 import { newGame } from "./replay.js";
 
@@ -18,6 +18,21 @@ function misplaced(rows) {
     const place = 1 + rows.filter((o) => before(key(o), key(r))).length;
     return place === r.place ? [] : [`${r.player.name} is placed ${r.place}, the rule says ${place}`];
   });
+}
+
+// A winnable-only race's `solution`, the solver's line replayed from the deal: the proof, needing no
+// trust in the server, that the deal was winnable. Returns [ok, sentence].
+function solutionCheck(variant, deck, line) {
+  if (!Array.isArray(line) || !line.every((m) => typeof m === "string")) return [false, "solution: not a list of moves"];
+  const game = newGame(variant, deck);
+  for (const [i, move] of line.entries()) {
+    const why = game.play(move);
+    if (why) return [false, `solution: the line stops at move ${i + 1} (${why})`];
+  }
+  const home = game.view().score;
+  return home === 104
+    ? [true, `solution: the deal is winnable: the ${line.length}-move line wins it (all 104 cards home)`]
+    : [false, `solution: the ${line.length} moves end with ${home} cards home, not a won game`];
 }
 
 export async function verify(record) {
@@ -44,6 +59,7 @@ export async function verify(record) {
   } else {
     add(true, "first view: not kept in this record (an older server); the moves below are replayed from the deal");
   }
+  if ("solution" in record) add(...solutionCheck(record.variant, deck, record.solution));
   const games = [];
   for (const row of record.results) {
     const game = newGame(record.variant, deck);

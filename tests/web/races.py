@@ -17,10 +17,16 @@ async def guest(server: RaceServer, name: str, kind: str = "human") -> Client:
     return c
 
 
-async def running(server: RaceServer, *names: str, variant: str = "terrace") -> tuple[str, list[Client]]:
-    """A running race of guests ``names``; returns its id and the clients (their ``started`` waiting)."""
+async def running(
+    server: RaceServer, *names: str, variant: str = "terrace", deals: str = "any"
+) -> tuple[str, list[Client]]:
+    """A running race of guests ``names``; returns its id and the clients (their ``started`` waiting).
+
+    ``deals="winnable"`` waits for the server to draw a deal its solver proves winnable."""
     clients = [await guest(server, n) for n in names]
-    race = (await clients[0].request("create", variant=variant, seats=len(names)))["race"]["id"]
+    created = await clients[0].request("create", variant=variant, seats=len(names), deals=deals)
+    assert created["type"] == "created", created
+    race = created["race"]["id"]
     for c in clients[1:]:
         assert (await c.request("join", race=race))["type"] == "joined"
     assert (await clients[0].request("start", race=race))["type"] == "starting"

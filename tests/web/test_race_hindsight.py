@@ -1,5 +1,6 @@
 """Hindsight on the race page in a real browser: once the server's analysis is made, the page says
-where each game was lost, marks the move that lost it on the board's side, and jumps to it."""
+where each game was lost, marks the move that lost it on the board's side, and jumps to it (on a
+phone too: the jump scrolls the marked board into view)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 
 from server.app import RaceServer
+from tests.poll import eventually
 from tests.server.known_deal import race_lost_at_189
 
 from .conftest import http_url, shot
@@ -40,3 +42,20 @@ async def test_the_race_page_marks_the_move_that_lost_the_game(server: RaceServe
     assert await side.locator(".lostmark").count() == 1
     summary = page.locator('#hindsight li[data-player="ann"] summary')
     assert (await summary.text_content() or "").startswith("a win from after move 189 (")
+
+
+IN_VIEW = """e => { const r = e.getBoundingClientRect();
+  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+
+
+async def test_on_a_phone_the_jump_scrolls_the_marked_board_into_view(server: RaceServer, page: Any) -> None:
+    await page.set_viewport_size({"width": 390, "height": 664})  # a phone, less its browser's bars
+    race = await race_lost_at_189(server, await guest(server, "ann"))
+    await page.goto(http_url(server, f"/race/{race}"))
+    jump = page.locator('#hindsight li[data-player="ann"] button.jump')
+    await jump.wait_for(timeout=30_000)
+    await jump.click()  # the panel is below the boards: the button is scrolled to first
+    assert await page.locator("#counter").text_content() == "move 190 of 209"
+    mark = page.locator(".side .lostmark").first
+    await eventually(lambda: mark.evaluate(IN_VIEW), what="the ⚑ marker within the phone's viewport")
+    await shot(page, "race-hindsight-phone")

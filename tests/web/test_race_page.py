@@ -65,6 +65,9 @@ async def test_the_race_page_steps_through_a_finished_race_and_says_verified(
     assert any("WebCrypto SHA-256" in c for c in checks)
     assert any("DEAL-V1 deals exactly the recorded first view" in c for c in checks)
     assert checks[-1].startswith("✓ places: every place follows")
+    # an ordinary race: no claim of a winnable deal, no winning line to check
+    assert await page.locator("#winnable").count() == 0
+    assert [c for c in checks if "solution" in c] == []
     # step 0 is the deal both players saw: its terrace is the recorded first view's
     sides = page.locator(".side")
     assert await sides.count() == 2
