@@ -53,7 +53,7 @@ export function hindsightPanel(analysis, jump) {
     el("p", { class: "hint", text: "Hindsight: the server's solver looked at each game again with the stock known, which no player saw. It claims only what it proved." }),
     el("ul", {}, analysis.players.map((g) => el("li", { "data-player": g.player.name },
       el("strong", { text: g.player.name }), `: ${sentence(g)} `,
-      g.losing_move !== null ? el("button", { type: "button", class: "jump", onclick: () => jump(g.losing_move + 1), text: `show move ${g.losing_move + 1}` }) : "",
+      g.losing_move !== null ? el("button", { type: "button", class: "jump", onclick: () => jump(g.losing_move + 1, g.player), text: `show move ${g.losing_move + 1}` }) : "",
       g.continuation.length && g.last_winnable !== null
         ? el("details", {}, el("summary", { text: `a win from ${g.last_winnable === 0 ? "the deal" : `after move ${g.last_winnable}`} (${g.continuation.length} moves)` }),
           el("p", { class: "line", text: g.continuation.join(" ") }))

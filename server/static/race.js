@@ -98,7 +98,14 @@ async function replay(head, body, record, conn) {
   draw();
   watchHindsight(conn, record.id, (a) => {
     analysis = a;
-    lost.replaceWith(hindsightPanel(a, (n) => { go(n); reveal(boards.querySelector(".lostmark")); }));
+    lost.replaceWith(hindsightPanel(a, (n, player) => {
+      // the player whose move it was takes the first side unless a side shows them already
+      const i = checked.games.findIndex((x) => x.player.id === player.id);
+      if (i >= 0 && !sides.includes(i)) sides[0] = i;
+      go(n);
+      const board = [...boards.querySelectorAll(".side")].find((s) => s.dataset.player === player.name);
+      reveal(board && board.querySelector(".lostmark"));
+    }));
     draw();
   }, (why) => lost.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })));
 }

@@ -18,15 +18,20 @@ from tests.terrace.solve.games import LOST_AT_189, SEED
 from .wire import Client
 
 
-async def race_lost_at_189(server: RaceServer, player: Client) -> str:
-    """A one-seat race on ``SEED`` that ``player`` (welcomed) plays to its end (stuck after 209 moves)."""
+async def race_lost_at_189(server: RaceServer, player: Client, *others: Client) -> str:
+    """A race on ``SEED`` that ``player`` (welcomed) plays to its end (stuck after 209 moves);
+    ``others`` (welcomed) take the other seats and resign at once."""
     line = list(solve(new_game("terrace", SEED, rules_version=RULES_VERSION)).moves)
-    rules = RaceRules("terrace", "terrace", 1, 900, "all", "full")
+    rules = RaceRules("terrace", "terrace", 1 + len(others), 900, "all", "full")
     driver = server.registry.new(rules, None, Drawn(SEED, line))
     driver.apply(driver.race.opened())
     race = driver.id
-    assert (await player.request("join", race=race))["type"] == "joined"
-    await player.wait(lambda m: m.get("type") == "started" and m["race"] == race)
+    for c in (player, *others):
+        assert (await c.request("join", race=race))["type"] == "joined"
+    for c in (player, *others):
+        await c.wait(lambda m: m.get("type") == "started" and m["race"] == race)
+    for c in others:
+        assert (await c.request("resign", race=race))["type"] == "resigned"
     for seq, move in enumerate(LOST_AT_189, 1):
         answer = await player.request("move", race=race, seq=seq, move=move)
         assert answer["type"] == "moved", answer

@@ -59,3 +59,25 @@ async def test_on_a_phone_the_jump_scrolls_the_marked_board_into_view(server: Ra
     mark = page.locator(".side .lostmark").first
     await eventually(lambda: mark.evaluate(IN_VIEW), what="the ⚑ marker within the phone's viewport")
     await shot(page, "race-hindsight-phone")
+
+
+async def test_the_jump_shows_the_board_of_the_player_whose_move_it_was(
+    server: RaceServer, page: Any
+) -> None:
+    ann, bob, cid = [await guest(server, name) for name in ("ann", "bob", "cid")]
+    race = await race_lost_at_189(server, ann, bob, cid)
+    await page.goto(http_url(server, f"/race/{race}"))
+    jump = page.locator('#hindsight li[data-player="ann"] button.jump')
+    await jump.wait_for(timeout=30_000)
+    pickers = page.locator(".side select")
+    for i, name in enumerate(("bob", "cid")):  # neither side shows ann
+        await pickers.nth(i).select_option(
+            label=next(
+                t for t in await pickers.nth(i).locator("option").all_inner_texts() if t.endswith(name)
+            )
+        )
+    assert await page.locator('.side[data-player="ann"]').count() == 0
+    await jump.click()
+    side = page.locator('.side[data-player="ann"]')
+    assert (await side.locator(".lostmark").text_content() or "").strip() == "⚑ this move lost it (hindsight)"
+    assert await page.locator('.side[data-player="cid"]').count() == 1  # the other side stays
