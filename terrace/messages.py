@@ -59,6 +59,7 @@ class RaceHead(TypedDict):
     creator: PlayerInfo | None
     created_at: int
     starts_at: NotRequired[int]
+    deals: NotRequired[DealsMode]  # "winnable" on a deal proven winnable; absent otherwise
 
 
 class Summary(RaceHead):

@@ -55,6 +55,7 @@ function raceCard(r, rows) {
     el("h3", {},
       el("a", { href: `/race/${r.id}`, text: `${r.variant} ${r.id}` }),
       el("span", { class: "meta", text: ` goal ${r.goal} · ${r.players.length}/${r.seats} seats · ` }),
+      r.deals === "winnable" ? el("span", { class: "winnable-tag", title: "the server's solver proved this deal winnable", text: "winnable deal · " }) : null,
       el("span", { class: "state", text: r.state }),
       left ? el("span", { class: "meta", text: ` · ${left} left` }) : null, " ", join),
     rows ? standingsTable(rows, r.variant)

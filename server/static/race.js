@@ -17,6 +17,7 @@ export function mount(main, raceId, conn) {
     const ends = summary.starts_at ? summary.starts_at + summary.time_limit * 1000 : null;
     head.replaceChildren(el("p", {},
       `${summary.variant} · goal ${summary.goal} · ${summary.players.length}/${summary.seats} seats · `,
+      summary.deals === "winnable" ? el("span", { class: "winnable-tag", text: "winnable deal · " }) : "",
       el("strong", { class: "state", text: summary.state }),
       summary.state === "running" && ends ? ` · ${clock(ends - Date.now())} left` : "",
       summary.state === "countdown" && summary.starts_at ? ` · starts in ${clock(summary.starts_at - Date.now() + 999)}` : "",

@@ -52,6 +52,8 @@ class Reports:
         }
         if self.starts_ms is not None:
             head["starts_at"] = self.starts_ms
+        if self.solution is not None:
+            head["deals"] = "winnable"  # said before the deal: the line itself stays secret until the end
         return head
 
     def summary(self) -> Summary:

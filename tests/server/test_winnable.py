@@ -26,6 +26,7 @@ async def test_a_winnable_race_records_a_solution_that_replays_to_a_won_game(con
     a = await connect(MSGPACK, name="Winner")
     created = await a.request("create", variant="terrace", seats=1, deals="winnable")
     assert created["type"] == "created", created
+    assert created["race"]["deals"] == "winnable"  # the lobby says so before the deal
     race = created["race"]["id"]
     assert (await a.request("start", race=race))["type"] == "starting"
     started = await a.wait("started")
@@ -36,6 +37,7 @@ async def test_a_winnable_race_records_a_solution_that_replays_to_a_won_game(con
     seed = bytes.fromhex(record["seed"])
     assert commitment(seed) == started["commitment"] == record["commitment"]
     game = terrace.replay("terrace", seed, record["solution"])  # anyone can check it, no trust needed
+    assert record["deals"] == "winnable"
     assert game.status == "won"
     checked = audit(record)
     assert checked.ok, checked.failed
@@ -68,7 +70,7 @@ async def test_an_ordinary_race_has_no_solution(connect: Connect) -> None:
     await a.request("resign", race=race)
     await a.wait("finished")
     record = (await a.request("record", race=race))["race"]
-    assert "solution" not in record
+    assert "solution" not in record and "deals" not in record
     assert "solution" not in [c.name for c in audit(record).checks]
 
 

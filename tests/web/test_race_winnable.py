@@ -102,3 +102,21 @@ async def test_the_winning_line_of_other_variants_wins_in_the_page(
     assert verdict == "✓ deal verified in this browser", checks
     line = len(record["solution"])
     assert f"✓ solution: the deal is winnable: the {line}-move line wins it (all 104 cards home)" in checks
+
+
+async def test_a_running_winnable_race_is_tagged_in_the_lobby_and_on_its_page(
+    server: RaceServer, page: Any
+) -> None:
+    winnable, _ = await running(server, "wina", "winb", deals="winnable")
+    plain, _ = await running(server, "plaa", "plab")
+    await page.goto(http_url(server))
+    tagged = page.locator(f'article[data-race="{winnable}"] .winnable-tag')
+    await tagged.wait_for()
+    assert (await tagged.text_content() or "").strip() == "winnable deal ·"
+    await page.locator(f'article[data-race="{plain}"]').wait_for()
+    assert await page.locator(f'article[data-race="{plain}"] .winnable-tag').count() == 0
+    await page.goto(http_url(server, f"/race/{winnable}"))
+    await page.locator(".racehead .winnable-tag").wait_for()
+    await page.goto(http_url(server, f"/race/{plain}"))
+    await page.locator(".racehead .state").wait_for()
+    assert await page.locator(".racehead .winnable-tag").count() == 0
