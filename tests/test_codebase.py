@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,18 @@ def test_ruff_format_is_applied() -> None:
 def test_every_package_type_checks_strictly() -> None:
     r = _run("mypy")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_tests_collected_do_not_depend_on_the_hash_seed() -> None:
+    """pytest-xdist's workers each collect the suite and must find the same tests in the same
+    order; each worker has its own string hash seed, so a parametrize over a set would not."""
+
+    def collected(seed: str) -> list[str]:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        args = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider"]
+        r = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        return [line for line in r.stdout.splitlines() if "::" in line]
+
+    first = collected("1")
+    assert len(first) > 1000 and collected("2") == first
