@@ -16,7 +16,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .render import View, board, player_name, race_time, standings
+from .render import View, board, player_name, plural, race_time, standings
 
 
 def rated_note(results: Sequence[Mapping[str, Any]]) -> str | None:
@@ -132,7 +132,7 @@ def end_screen(finished: Mapping[str, Any], me: str | None) -> RenderableType:
             head = Text(f"You placed {ordinal(place)} of {len(results)} · {how}", style="bold")
         else:
             head = Text(f"Race over · {how}", style="bold")
-        head.append(f" · {mine.get('score', 0)} cards home", style="")
+        head.append(f" · {plural(int(mine.get('score') or 0), 'card')} home", style="")
     nxt = Text("Next: ", style="bold")
     nxt.append(f"race again: terrace play --queue {variant}", style="cyan")
     nxt.append(" · ")

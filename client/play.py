@@ -22,6 +22,7 @@ from link import Connection, HelloRefused, News, Refused, Session, checked
 from terrace.conversation import Message
 
 from . import config
+from .render import plural
 from .screen import Screen
 from .table import Outcome, View
 
@@ -303,7 +304,8 @@ async def _find_race(
         created = await table.ask("create", **fields)
         checked(created)
         table.race = created["race"]
-        out.print(f"Created race {created['race']['id']}: it starts when {args.seats} players have joined.")
+        joined = f"{plural(args.seats, 'player')} {'has' if args.seats == 1 else 'have'} joined"
+        out.print(f"Created race {created['race']['id']}: it starts when {joined}.")
         return str(created["race"]["id"])
     return await _pick(table, out)
 

@@ -35,7 +35,7 @@ from terrace.audit import Audit, Check, audit
 from terrace.conversation import Message
 
 from . import config
-from .render import board
+from .render import board, plural
 
 OK, BAD = "✓", "✗"
 
@@ -186,7 +186,7 @@ def _heading(row: Message, i: int) -> str:
     when = f" at {t / 1000:.1f} s" if isinstance(t, int) else ""
     return (
         f"{_who(row, i)}: place {row.get('place')}, {row.get('finish')}{when}: score {row.get('score')}, "
-        f"terrace left {row.get('terrace_left')}, {row.get('moves')} moves"
+        f"terrace left {row.get('terrace_left')}, {plural(int(row.get('moves') or 0), 'move')}"
     )
 
 
@@ -357,7 +357,8 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not _opt(args, "all", False)
     _say(
         out,
-        f"Race {record.get('id')}: {variant}, goal {record.get('goal')}, {len(rows)} players, seed {seed.hex()[:16]}…",
+        f"Race {record.get('id')}: {variant}, goal {record.get('goal')}, {plural(len(rows), 'player')}, "
+        f"seed {seed.hex()[:16]}…",
         "bold",
     )
     if interactive:
@@ -380,7 +381,7 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
             _say(out, f"  {BAD} {s.error}", "red")
             failed = True
         game = s.games[last]
-        _say(out, f"  final board after {last} moves:")
+        _say(out, f"  final board after {plural(last, 'move')}:")
         out.print(_board(game))
         _say(out, f"  final: score {game.score}, terrace left {game.terrace_left}, {game.status}", "bold")
         if game_hindsight is not None:
@@ -442,7 +443,7 @@ async def _step(
         move = (
             f"move {k} of {len(s.moves)}: {s.moves[k - 1]}"
             if k
-            else f"the deal ({len(s.moves)} moves to come)"
+            else f"the deal ({plural(len(s.moves), 'move')} to come)"
         )
         mark = _marker(game_hindsight, k) if k else ""
         _say(

@@ -175,6 +175,23 @@ def test_the_end_screen_says_the_place_the_time_the_rule_and_what_next() -> None
     assert "You won" in to_text(end_screen(finished, "ada"), 100)
 
 
+def _first(finish: str, players: int, place: int = 1, score: int = 1) -> str:
+    """The end screen's first line for ``me`` finishing ``finish`` at ``place`` among ``players``."""
+    mine = {**_row("me"), "place": place, "finish": finish, "time": 22_800, "finished": True, "score": score}
+    others = [
+        {**_row(f"rival{n}"), "place": n + (n >= place), "finish": "stuck", "time": 9_000, "finished": True}
+        for n in range(1, players)
+    ]
+    text = to_text(end_screen({"race": "r1", "results": [mine, *others]}, "me"), 200)
+    return text.splitlines()[0]
+
+
+def test_the_end_screen_counts_cards_home_in_the_singular_for_one() -> None:
+    assert _first("goal", 3, 2, score=1).endswith(" · 1 card home")
+    assert _first("goal", 3, 2, score=0).endswith(" · 0 cards home")
+    assert _first("goal", 3, 2, score=2).endswith(" · 2 cards home")
+
+
 def test_an_empty_board_says_why_and_how_to_get_on_it() -> None:
     from client.render import leaderboard
 
