@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -344,8 +345,9 @@ async def _countdown(table: RaceTable, out: Console) -> None:
             since = 0.0
         starts_at = table.race.get("starts_at")
         if starts_at and table.race.get("state") == "countdown":
-            left = max(0, round((starts_at - time.time() * 1000) / 1000))
+            # whole seconds still to go, rounded up: the last second reads 1, not 0
+            left = max(0, math.ceil((starts_at - time.time() * 1000) / 1000))
             if left not in shown:
                 shown.add(left)
-                out.print(f"Starting in {left}…")
+                out.print(f"Starting in {left}…" if left else "Starting…")
         await asyncio.wait([table.started], timeout=0.2)

@@ -143,3 +143,26 @@ async def test_replay_steps_through_a_finished_race_one_player_at_a_time(
     await _expect(child, "quit >")
     child.sendline("q")
     assert await _exit(child) == 0
+
+
+async def _resign(child: pexpect.spawn) -> str:
+    """Resign at the move prompt; what is printed from the confirmation to the command's end."""
+    child.sendline("resign")
+    await _expect(child, "Type y to resign")
+    child.sendline("y")
+    await child.expect(pexpect.EOF, async_=True)
+    return str(child.before)
+
+
+async def test_the_countdown_never_says_starting_in_0(
+    make_server: Callable[..., Awaitable[RaceServer]],
+) -> None:
+    srv = await make_server(countdown=1.5)
+    child = _spawn("play", "--server", srv.url, "--create", "terrace", "--seats", "1", "--name", "counted")
+    await _expect(child, "Waiting for the race to start")
+    counted = await _expect(child, "move>")
+    assert "Starting in 1…" in counted, counted  # the last second reads 1
+    assert "Starting in 0" not in counted, counted
+    await _resign(child)
+    child.close()
+    assert child.exitstatus == 0
