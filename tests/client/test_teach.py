@@ -186,6 +186,32 @@ def _first(finish: str, players: int, place: int = 1, score: int = 1) -> str:
     return text.splitlines()[0]
 
 
+@pytest.mark.parametrize(
+    ("finish", "players", "place", "said"),
+    [
+        # a race of one: nobody to beat, so never "won"; the finish says how it ended
+        ("resigned", 1, 1, "You resigned · 1st of 1 · at 0:22.8 · 1 card home"),
+        ("left", 1, 1, "You left · 1st of 1 · at 0:22.8"),
+        ("disconnected", 1, 1, "You were disconnected · 1st of 1 · at 0:22.8"),
+        ("goal", 1, 1, "You reached the goal! · 1st of 1 · at 0:22.8"),
+        ("stuck", 1, 1, "No more moves · 1st of 1 · at 0:22.8"),
+        ("time", 1, 1, "Time ran out · 1st of 1 · at 0:22.8"),
+        # several: first place is a win unless you gave up (resigned or left) to get it
+        ("goal", 3, 1, "You won! 1st of 3 · goal at 0:22.8"),
+        ("stuck", 3, 1, "You won! 1st of 3 · stuck at 0:22.8"),
+        ("time", 3, 1, "You won! 1st of 3 · time at 0:22.8"),
+        ("resigned", 3, 1, "You resigned · 1st of 3 · at 0:22.8"),
+        ("left", 3, 1, "You left · 1st of 3 · at 0:22.8"),
+        ("resigned", 3, 2, "You placed 2nd of 3 · resigned at 0:22.8"),
+        ("goal", 3, 3, "You placed 3rd of 3 · goal at 0:22.8"),
+    ],
+)
+def test_the_end_screen_calls_a_win_only_a_win(finish: str, players: int, place: int, said: str) -> None:
+    line = _first(finish, players, place)
+    assert line.startswith(said), line
+    assert ("You won" in line) == said.startswith("You won")
+
+
 def test_the_end_screen_counts_cards_home_in_the_singular_for_one() -> None:
     assert _first("goal", 3, 2, score=1).endswith(" · 1 card home")
     assert _first("goal", 3, 2, score=0).endswith(" · 0 cards home")
