@@ -147,18 +147,20 @@ def _your_result(mine: Mapping[str, Any], players: int) -> Text:
     return head
 
 
-def end_screen(finished: Mapping[str, Any], me: str | None) -> RenderableType:
+def end_screen(finished: Mapping[str, Any], me: str | None, again: str | None = None) -> RenderableType:
     """The end of a race for ``me`` (a name): the place and time, the results once, the
     ranking rule in one line, and what to do next (race again, replay, verify).
 
     ``finished`` is the ``finished`` push (or a record): ``race``, ``variant``, ``results``.
+    ``again`` is the command that races the same kind of race again (default: queue
+    for the variant).
     """
     results: Sequence[Mapping[str, Any]] = finished.get("results", [])
     race, variant = str(finished.get("race", "")), str(finished.get("variant", "terrace"))
     mine = next((r for r in results if me is not None and player_name(r.get("player")) == me), None)
     head = _your_result(mine, len(results)) if mine else Text(f"Race {race} is over.", style="bold")
     nxt = Text("Next: ", style="bold")
-    nxt.append(f"race again: terrace play --queue {variant}", style="cyan")
+    nxt.append(f"race again: {again or f'terrace play --queue {variant}'}", style="cyan")
     nxt.append(" · ")
     nxt.append(f"step through it: terrace replay {race}", style="cyan")
     nxt.append(" · ")

@@ -256,20 +256,36 @@ async def play(args: argparse.Namespace, out: Console) -> int:
             out.print(LEFT_SCREEN)
             return 0
         assert table.finished is not None
+        again = again_command(args, table.race)
         if table.my_finish == "left" and not table.finished.done():
-            out.print(
-                f"{ended} Race again with: terrace play --queue {table.race.get('variant') or 'terrace'}"
-            )
+            out.print(f"{ended} Race again with: {again}")
             return 0
         if not table.finished.done():
             out.print(f"{ended} Waiting for the others… (Ctrl-C to stop waiting)")
             await table.finished
         from .layout import end_screen
 
-        out.print(end_screen({**table.race, **table.finished.result()}, me))
+        out.print(end_screen({**table.race, **table.finished.result()}, me, again))
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()
+
+
+def again_command(args: argparse.Namespace, race: Message) -> str:
+    """The command that gets the same kind of race as this one: a created race is created
+    again with its seats, a queued one queued for again; its goal and ``--winnable`` kept.
+    A race joined by id (or picked) is queued for: its variant, and its goal if not the default."""
+    from terrace import VARIANTS
+
+    variant = str(args.create or args.queue or race.get("variant") or "terrace")
+    words = ["terrace play"]
+    words += ["--create", variant, "--seats", str(args.seats)] if args.create else ["--queue", variant]
+    goal = args.goal or race.get("goal")
+    if goal and variant in VARIANTS and goal != VARIANTS[variant].default_goal:
+        words += ["--goal", str(goal)]
+    if getattr(args, "winnable", False):
+        words.append("--winnable")
+    return " ".join(words)
 
 
 async def _find_race(

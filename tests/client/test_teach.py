@@ -256,6 +256,49 @@ def test_play_says_hello_with_the_token_stored_for_the_name_given(config_dir: ob
     assert hello_fields(argparse.Namespace(server="ws://s/ws", name="ivy")) == {"name": "ivy"}
 
 
+@pytest.mark.parametrize(
+    ("flags", "race", "again"),
+    [
+        (
+            {"create": "terrace", "seats": 1, "winnable": True},
+            {},
+            "terrace play --create terrace --seats 1 --winnable",
+        ),
+        (
+            {"create": "signora", "seats": 3, "goal": "clear"},
+            {},
+            "terrace play --create signora --seats 3 --goal clear",
+        ),
+        ({"queue": "terrace", "winnable": True}, {}, "terrace play --queue terrace --winnable"),
+        ({"queue": "louis"}, {}, "terrace play --queue louis"),
+        (
+            {"race": "abc"},
+            {"variant": "queen-of-italy", "goal": "clear"},
+            "terrace play --queue queen-of-italy --goal clear",
+        ),
+        (
+            {"race": "abc"},
+            {"variant": "louis", "goal": "clear"},
+            "terrace play --queue louis",
+        ),  # its only goal
+    ],
+)
+def test_race_again_suggests_a_command_for_the_same_kind_of_race(
+    flags: dict[str, Any], race: dict[str, Any], again: str
+) -> None:
+    import argparse
+
+    from client.play import again_command
+
+    args = argparse.Namespace(
+        **{"queue": None, "race": None, "create": None, "seats": 2, "goal": None, "winnable": False, **flags}
+    )
+    assert again_command(args, race) == again
+    results = [{**_row("me"), "place": 1, "finish": "resigned", "time": 1000, "finished": True}]
+    text = to_text(end_screen({"race": "r1", "variant": "terrace", "results": results}, "me", again), 300)
+    assert f"race again: {again} · " in text
+
+
 def test_tab_offers_the_moves_of_a_card_typed_with_10_or_t() -> None:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document

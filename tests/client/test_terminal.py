@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -152,6 +153,24 @@ async def _resign(child: pexpect.spawn) -> str:
     child.sendline("y")
     await child.expect(pexpect.EOF, async_=True)
     return str(child.before)
+
+
+async def test_a_race_of_one_says_one_player_and_resigning_it_is_no_win(server: RaceServer) -> None:
+    child = _spawn(
+        "play", "--server", server.url, "--create", "terrace", "--seats", "1", "--name", "newcomer"
+    )
+    await _expect(child, r"it starts when 1 player has joined\.")
+    await _expect(child, "move>")
+    child.sendline("1f")
+    await _expect(child, "1-F1")
+    await _expect(child, "move>")
+    end = " ".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", await _resign(child)).split())
+    assert "You resigned · 1st of 1 · at " in end and "You won" not in end, end
+    assert " · 1 card home" in end  # the base card
+    # the same kind of race again: created, one seat
+    assert "race again: terrace play --create terrace --seats 1 · " in end, end
+    child.close()
+    assert child.exitstatus == 0
 
 
 async def test_the_countdown_never_says_starting_in_0(
