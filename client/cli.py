@@ -29,7 +29,8 @@ Command = Callable[[argparse.Namespace, Console], Awaitable[int]]
 LOBBY_LIMIT = 1_000  # races `races` and `watch` read, page by page, unless --limit says otherwise
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``terrace`` parser, and each command's own (its usage goes with its usage errors)."""
     p = argparse.ArgumentParser(
         prog="terrace",
         description="Race at Terrace patience from a terminal.",
@@ -137,9 +138,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--variant", default="terrace", choices=variants)
     d.add_argument("--day", help="a past day (YYYY-MM-DD): its revealed deal and board; practice on it")
-    d.add_argument("--board", action="store_true", help="only show the day and its board")
+    show_or_play = d.add_mutually_exclusive_group()  # --board only shows; --practice plays
+    show_or_play.add_argument("--board", action="store_true", help="only show the day and its board")
+    show_or_play.add_argument(
+        "--practice", action="store_true", help="play again after your rated attempt, unrated"
+    )
     d.add_argument("--pool", choices=["humans", "bots"], help="whose board (default: your kind's)")
-    d.add_argument("--practice", action="store_true", help="play again after your rated attempt, unrated")
     d.add_argument("--ghosts", type=int, default=3, help="earlier attempts to race against, 0-8 (default 3)")
     d.add_argument("--name", help="play as a guest with this name (default: your registered account)")
     server(d)
@@ -168,7 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     ar.add_argument("--name", help="join: race as a guest with this name (default: your registered account)")
     server(ar)
     json_flag(ar)
-    return p
+    return p, dict(sub.choices)
 
 
 def _command(name: str) -> Command:
@@ -200,22 +204,31 @@ async def _practice(args: argparse.Namespace, out: Console) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = _parser()
-    args = p.parse_args(argv)
-    if (
-        getattr(args, "seats", 2) < 1
-        or (getattr(args, "deal", None) or 1) < 1
-        or getattr(args, "page", 1) < 1
-        or getattr(args, "limit", 1) < 1
-    ):
-        p.error("--seats, --deal, --page and --limit must be at least 1")
+def _usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with a command's arguments that argparse cannot say, or None."""
+    for flag in ("seats", "deal", "page", "limit"):
+        value = getattr(args, flag, None)
+        if value is not None and value < 1:
+            return f"--{flag} must be at least 1"
     if not 1 <= getattr(args, "count", 10) <= 100:
-        p.error("--count must be 1..100")
+        return "--count must be 1..100"
     if getattr(args, "winnable", False) and not (args.queue or args.create):
-        p.error("--winnable goes with --queue or --create")
+        return "--winnable goes with --queue or --create"
     if not 0 <= getattr(args, "ghosts", 3) <= 8:
-        p.error("--ghosts must be 0..8")
+        return "--ghosts must be 0..8"
+    if args.command == "verify" and not (args.race or args.file):
+        return "give a race id, or --file with a saved record"
+    if args.command == "arena" and args.action != "list" and not args.arena:
+        return f"{args.action} needs an arena id"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p, commands = _parsers()
+    args = p.parse_args(argv)
+    wrong = _usage_error(args)
+    if wrong:
+        commands[args.command].error(wrong)  # that command's usage, not terrace's
     out = Console(highlight=False)
 
     return run_command(_command(args.command)(args, out), "terrace")

@@ -279,3 +279,32 @@ async def test_watch_reads_every_page_of_the_lobby_before_following_it(
     assert proc.returncode == 1
     shown = out.decode()
     assert all(any(race in line for line in shown.splitlines()) for race in ids), shown
+
+
+# ----- usage errors: the subcommand's own usage -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "--race", "abc", "--winnable"], "--winnable goes with --queue or --create"),
+        (["play", "--create", "terrace", "--seats", "0"], "--seats must be at least 1"),
+        (["practice", "--deal", "0"], "--deal must be at least 1"),
+        (["top", "--count", "101"], "--count must be 1..100"),
+        (["top", "--page", "0"], "--page must be at least 1"),
+        (["races", "--limit", "0"], "--limit must be at least 1"),
+        (["daily", "--ghosts", "9"], "--ghosts must be 0..8"),
+        (["daily", "--board", "--practice"], "argument --practice: not allowed with argument --board"),
+        (["verify"], "give a race id, or --file with a saved record"),
+        (["arena", "join"], "join needs an arena id"),
+        (
+            ["play", "--queue", "terrace", "--race", "abc"],
+            "argument --race: not allowed with argument --queue",
+        ),
+    ],
+)
+async def test_a_usage_error_prints_that_commands_usage(args: list[str], said: str) -> None:
+    code, out, err = await _run(*args)
+    assert code == 2 and out == ""
+    assert err.startswith(f"usage: terrace {args[0]} "), err  # not `usage: terrace [-h] COMMAND ...`
+    assert err.rstrip().endswith(f"terrace {args[0]}: error: {said}"), err
