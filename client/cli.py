@@ -9,7 +9,8 @@
     terrace arena list | show ID [--watch] | verify ID | join ID
 
 Exit codes: 0 done, 1 refused by the server, unreachable, or (verify) a
-mismatch, 2 usage. ``TERRACE_SERVER`` sets the default server.
+mismatch, 2 usage. With ``--json`` an error is JSON too (client/errors.py).
+``TERRACE_SERVER`` sets the default server.
 """
 
 from __future__ import annotations
@@ -230,8 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     if wrong:
         commands[args.command].error(wrong)  # that command's usage, not terrace's
     out = Console(highlight=False)
+    work = _command(args.command)(args, out)
+    if getattr(args, "json", False):
+        from .errors import as_json
 
-    return run_command(_command(args.command)(args, out), "terrace")
+        work = as_json(work)  # a script reading JSON gets its errors as JSON too
+    return run_command(work, "terrace")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from terrace.audit import Audit, Check, audit
 from terrace.conversation import Message
 
 from . import config
+from .errors import print_json_error
 from .render import board, plural
 
 OK, BAD = "✓", "✗"
@@ -47,6 +48,15 @@ def _say(out: Console, text: str, style: str = "") -> None:
 
 def _opt(args: argparse.Namespace, name: str, default: Any = None) -> Any:
     return getattr(args, name, default)
+
+
+def _fail(out: Console, args: argparse.Namespace, code: str, message: str, exit_code: int = 1) -> int:
+    """Say why the command failed (as a JSON error with ``--json``: client/errors.py); its exit code."""
+    if _opt(args, "json", False):
+        print_json_error(code, message)
+    else:
+        _say(out, f"{BAD} {message}", "red")
+    return exit_code
 
 
 # ----- register -----------------------------------------------------------------------
@@ -66,8 +76,7 @@ async def register(args: argparse.Namespace, out: Console) -> int:
             args.server, "register", name=args.name, kind=kind, **({"client": install} if install else {})
         )
     except Refused as exc:
-        _say(out, f"{BAD} {exc}", "red")
-        return 1
+        return _fail(out, args, exc.code, str(exc))
     player = answer.get("player") or {}
     name = str(player.get("name", args.name))
     others = [n for n in config.accounts(args.server) if n.casefold() != name.casefold()]
@@ -99,19 +108,17 @@ def _label(check: Check) -> str:
     return f"{check.name} ({check.player})" if check.player else check.name
 
 
-def _load(path: str, out: Console) -> tuple[Any, int]:
+def _load(path: str, out: Console, args: argparse.Namespace) -> tuple[Any, int]:
     """A record saved as JSON, or an exit code saying why not (2: no such file, 1: not JSON)."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as exc:
-        _say(out, f"{BAD} cannot read {path}: {exc.strerror or exc}", "red")
-        return None, 2
+        return None, _fail(out, args, "cannot_read", f"cannot read {path}: {exc.strerror or exc}", 2)
     try:
         return json.loads(text), 0
     except ValueError as exc:
-        _say(out, f"{BAD} {path} is not JSON: {exc}", "red")
-        return None, 1
+        return None, _fail(out, args, "not_json", f"{path} is not JSON: {exc}")
 
 
 def print_audit(result: Audit, out: Console) -> None:
@@ -147,19 +154,17 @@ async def verify(args: argparse.Namespace, out: Console) -> int:
     """
     race, path = _opt(args, "race"), _opt(args, "file")
     if path:
-        record, code = _load(path, out)
+        record, code = _load(path, out, args)
         if code:
             return code
     elif race:
         try:
             answer = await fetch(args.server, "record", race=race)
         except Refused as exc:
-            _say(out, f"{BAD} {exc}", "red")
-            return 1
+            return _fail(out, args, exc.code, str(exc))
         record = answer.get("race")
-    else:
-        _say(out, "verify needs a race id, or --file with a saved record", "red")
-        return 2
+    else:  # the command line says so with verify's usage (client/cli.py)
+        return _fail(out, args, "usage", "verify needs a race id, or --file with a saved record", 2)
     result = audit(record, race=race or None)
     if _opt(args, "json", False):
         print(json.dumps(result.to_dict()))
@@ -313,30 +318,27 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     try:
         answer = await fetch(args.server, "record", race=args.race)
     except Refused as exc:
-        _say(out, f"{BAD} {exc}", "red")
-        return 1
+        return _fail(out, args, exc.code, str(exc))
     record = answer.get("race")
     if not isinstance(record, dict):
-        _say(out, f"{BAD} the server sent no record for {args.race}", "red")
-        return 1
+        return _fail(out, args, "no_record", f"the server sent no record for {args.race}")
     variant, seed_hex = record.get("variant"), record.get("seed")
     try:
         seed = bytes.fromhex(seed_hex) if isinstance(seed_hex, str) else b""
         terrace.new_game(str(variant), seed or b"?")
     except ValueError as exc:
-        _say(out, f"{BAD} the record cannot be replayed: {exc}", "red")
-        return 1
+        return _fail(out, args, "bad_record", f"the record cannot be replayed: {exc}")
     if not seed:
-        _say(out, f"{BAD} the record reveals no seed", "red")
-        return 1
+        return _fail(out, args, "bad_record", "the record reveals no seed")
     rows = [r for r in record.get("results") or [] if isinstance(r, dict)]
     chosen = list(enumerate(rows))
     if _opt(args, "player"):
         chosen = [(i, r) for i, r in chosen if _who(r, i).lower() == args.player.lower()]
         if not chosen:
             names = ", ".join(_who(r, i) for i, r in enumerate(rows)) or "nobody"
-            _say(out, f"{BAD} no player {args.player} in race {args.race}; its players: {names}", "red")
-            return 1
+            return _fail(
+                out, args, "no_player", f"no player {args.player} in race {args.race}; its players: {names}"
+            )
     steps = [
         (i, r, _Steps(str(variant), seed, [str(m) for m in r.get("move_list") or []])) for i, r in chosen
     ]

@@ -308,3 +308,45 @@ async def test_a_usage_error_prints_that_commands_usage(args: list[str], said: s
     assert code == 2 and out == ""
     assert err.startswith(f"usage: terrace {args[0]} "), err  # not `usage: terrace [-h] COMMAND ...`
     assert err.rstrip().endswith(f"terrace {args[0]}: error: {said}"), err
+
+
+# ----- --json: errors as JSON too ---------------------------------------------------------
+
+
+async def test_json_errors_are_json_with_the_same_exit_code(server: RaceServer, tmp_path: Path) -> None:
+    for command in ("verify", "replay"):
+        code, out, err = await _run(command, "deadbeef", "--json", "--server", server.url)
+        assert code == 1 and err == ""
+        assert json.loads(out) == {"error": "no_race", "message": "There is no race 'deadbeef'."}
+    code, out, _ = await _run("verify", "--file", str(tmp_path / "missing.json"), "--json")
+    assert code == 2 and json.loads(out)["error"] == "cannot_read"
+    code, out, _ = await _run("replay", "deadbeef", "--json", "--server", server.url, "--no-hindsight")
+    assert code == 1 and json.loads(out)["error"] == "no_race"
+    code, out, _ = await _run("top", "--around", "nobody", "--json", "--server", server.url)
+    assert code == 1 and json.loads(out)["error"] == "not_on_board"
+
+
+async def test_json_says_an_unreachable_server_in_json(unused_tcp_port: int) -> None:
+    code, out, err = await _run("races", "--json", "--server", f"ws://127.0.0.1:{unused_tcp_port}/ws")
+    assert code == 1 and err == ""
+    said = json.loads(out)
+    assert said["error"] == "offline" and said["message"].startswith("cannot reach ")
+
+
+async def test_a_replay_of_a_player_not_in_the_race_is_a_json_error(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice = await connect(name="alice")
+    created = await alice.request("create", variant="terrace", seats=1, start="full")
+    race = created["race"]["id"]
+    await alice.wait("started")
+    await alice.request("resign", race=race)
+    await alice.wait("finished")
+    code, out, _ = await _run(
+        "replay", race, "--player", "zed", "--json", "--no-hindsight", "--server", server.url
+    )
+    assert code == 1
+    assert json.loads(out) == {
+        "error": "no_player",
+        "message": f"no player zed in race {race}; its players: alice",
+    }
