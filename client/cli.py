@@ -9,15 +9,18 @@
     terrace arena list | show ID [--watch] | verify ID | join ID
 
 Exit codes: 0 done, 1 refused by the server, unreachable, or (verify) a
-mismatch, 2 usage. With ``--json`` an error is JSON too (client/errors.py).
+mismatch, 2 usage, 141 stdout closed early (``terrace play | head``: see
+``_PipeGuard``). With ``--json`` an error is JSON too (client/errors.py).
 ``TERRACE_SERVER`` sets the default server.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn, TextIO, cast
 
 from rich.console import Console
 
@@ -35,7 +38,10 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     p = argparse.ArgumentParser(
         prog="terrace",
         description="Race at Terrace patience from a terminal.",
-        epilog="Exit codes: 0 done, 1 refused, unreachable or (verify) a mismatch, 2 usage error.",
+        epilog=(
+            "Exit codes: 0 done, 1 refused, unreachable or (verify) a mismatch, 2 usage error,"
+            " 141 output closed early (piped into head)."
+        ),
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -224,19 +230,68 @@ def _usage_error(args: argparse.Namespace) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    p, commands = _parsers()
-    args = p.parse_args(argv)
-    wrong = _usage_error(args)
-    if wrong:
-        commands[args.command].error(wrong)  # that command's usage, not terrace's
-    out = Console(highlight=False)
-    work = _command(args.command)(args, out)
-    if getattr(args, "json", False):
-        from .errors import as_json
+CLOSED_STDOUT = 141  # the exit status a shell reports for a program killed by SIGPIPE (128 + 13)
 
-        work = as_json(work)  # a script reading JSON gets its errors as JSON too
-    return run_command(work, "terrace")
+
+class _PipeGuard:
+    """sys.stdout, ending the program quietly once whoever reads it has gone.
+
+    ``terrace play | head -20``: once head exits, the next write raises BrokenPipeError
+    wherever it is: in the command, in rich, or in a push callback, where the connection's
+    reader would take it for an unreadable frame and reconnect (and a SystemExit raised
+    there comes back out of the connection's close as a logged traceback). So the program
+    ends at once, as one killed by SIGPIPE does: stderr flushed, nothing more written to
+    the closed pipe, exit status 141 (what a shell shows for ``cat`` killed by SIGPIPE;
+    1 would say the server refused). The kernel closes the sockets: the server sees a
+    dropped connection, and the race can be resumed within its grace period. Restoring
+    SIGPIPE's default action instead would also kill us on a write to a socket the
+    server has closed.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's own
+        return getattr(self._stream, name)
+
+    def _gone(self) -> NoReturn:
+        sys.stderr.flush()
+        os._exit(CLOSED_STDOUT)
+
+
+def main(argv: list[str] | None = None) -> int:
+    stdout = sys.stdout
+    if not stdout.isatty():  # only a pipe (or a socket) can lose its reader
+        sys.stdout = cast(TextIO, _PipeGuard(stdout))
+    try:
+        p, commands = _parsers()
+        args = p.parse_args(argv)
+        wrong = _usage_error(args)
+        if wrong:
+            commands[args.command].error(wrong)  # that command's usage, not terrace's
+        out = Console(highlight=False)
+        work = _command(args.command)(args, out)
+        if getattr(args, "json", False):
+            from .errors import as_json
+
+            work = as_json(work)  # a script reading JSON gets its errors as JSON too
+        code = run_command(work, "terrace")
+        sys.stdout.flush()  # what is still buffered, while a closed pipe can still end us quietly
+        return code
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

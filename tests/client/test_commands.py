@@ -350,3 +350,87 @@ async def test_a_replay_of_a_player_not_in_the_race_is_a_json_error(
         "error": "no_player",
         "message": f"no player zed in race {race}; its players: alice",
     }
+
+
+# ----- a closed stdout: quiet, exit 141 -------------------------------------------------------
+
+
+async def _into_a_closed_pipe(*args: str, stdin: bytes = b"") -> tuple[int, str]:
+    """Run ``terrace ARGS`` writing into a pipe nobody reads (its reader already gone)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            TERRACE, *args, stdin=asyncio.subprocess.PIPE, stdout=write, stderr=asyncio.subprocess.PIPE
+        )
+    finally:
+        os.close(write)
+    _, err = await asyncio.wait_for(proc.communicate(stdin), 30)
+    assert proc.returncode is not None
+    return proc.returncode, err.decode()
+
+
+async def test_every_command_stops_quietly_when_its_output_is_closed(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice = await connect(name="alice")
+    created = await alice.request("create", variant="terrace", seats=1, start="full")
+    race = created["race"]["id"]
+    await alice.wait("started")
+    await alice.request("resign", race=race)
+    await alice.wait("finished")
+    url = ["--server", server.url]
+    for args, stdin in [
+        (["--help"], b""),
+        (["races", *url], b""),
+        (["races", "--json", *url], b""),
+        (["top", *url], b""),
+        (["verify", race, *url], b""),
+        (["verify", race, "--json", *url], b""),
+        (["replay", race, "--all", "--no-hindsight", *url], b""),
+        (["register", "newcomer", *url], b""),
+        (["practice", "--deal", "7"], b"1f\nquit\n"),
+        (["play", "--create", "terrace", "--seats", "1", "--name", "piped", *url], b"d\nd\nresign\ny\n"),
+    ]:
+        code, err = await _into_a_closed_pipe(*args, stdin=stdin)
+        assert (code, err) == (141, ""), (args, code, err)
+
+
+async def test_play_into_head_stops_quietly_when_head_has_read_enough(server: RaceServer) -> None:
+    """``terrace play ... | head -5``: the race screen is printed on; head exits after 5 lines."""
+    read, write = os.pipe()
+    args = ["play", "--create", "terrace", "--seats", "1", "--name", "headed", "--server", server.url]
+    proc = await asyncio.create_subprocess_exec(
+        TERRACE, *args, stdin=asyncio.subprocess.PIPE, stdout=write, stderr=asyncio.subprocess.PIPE
+    )
+    os.close(write)
+    assert proc.stdin is not None and proc.stderr is not None
+    with os.fdopen(read, "rb") as head:
+        loop = asyncio.get_running_loop()
+        first = [await asyncio.wait_for(loop.run_in_executor(None, head.readline), 15) for _ in range(5)]
+    assert b"Created race" in b"".join(first)
+    for _ in range(3):  # each answer is printed: into a pipe head has closed
+        proc.stdin.write(b"d\n")
+        await proc.stdin.drain()
+    err = await asyncio.wait_for(proc.stderr.read(), 15)
+    assert await asyncio.wait_for(proc.wait(), 15) == 141
+    assert err == b"", err.decode()
+
+
+async def test_watch_json_stops_quietly_when_its_reader_goes_during_a_push(
+    server: RaceServer, connect: Connect
+) -> None:
+    """The write that fails is in a push callback, not in the command's own code."""
+    read, write = os.pipe()
+    os.close(read)
+    proc = await asyncio.create_subprocess_exec(
+        TERRACE, "watch", "--json", "--server", server.url, stdout=write, stderr=asyncio.subprocess.PIPE
+    )
+    os.close(write)
+    await eventually(lambda: server.audience.subscribers, what="the watcher to subscribe")
+    alice = await connect(name="alice")
+    await alice.request("create", variant="louis", seats=2)  # the lobby push it prints
+    assert proc.stderr is not None
+    err = await asyncio.wait_for(proc.stderr.read(), 15)
+    assert await asyncio.wait_for(proc.wait(), 15) == 141
+    assert err == b"", err.decode()
