@@ -182,6 +182,15 @@ async def one_move_then_resign(connect: Connect, name: str) -> str:
     return race_id
 
 
+async def test_verify_says_a_resigned_game_was_resigned(server: RaceServer, connect: Connect) -> None:
+    race_id = await one_move_then_resign(connect, "newcomer")
+    code, text = await run(records.verify, ns(server, race=race_id, file=None))
+    assert code == 0, text
+    [result] = [line for line in text.splitlines() if line.startswith("✓ result (newcomer)")]
+    assert result.endswith("score 1, terrace left 11, 1 move, resigned (game status playing)"), result
+    assert "✓ replay (newcomer)  1 move, every one legal" in text
+
+
 async def test_verify_usage_errors_exit_2(server: RaceServer, tmp_path: Path) -> None:
     assert (await run(records.verify, ns(server, race=None, file=None)))[0] == 2
     code, text = await run(records.verify, ns(server, race="x", file=str(tmp_path / "missing.json")))
