@@ -52,6 +52,26 @@ def test_help_tells_each_variants_own_rules_and_notation() -> None:
     assert "colours alternating" in terrace_text and "no second pass" in terrace_text
 
 
+@pytest.mark.parametrize("variant", ["terrace", "queen-of-italy", "signora"])
+def test_help_at_the_base_choice_lists_every_base_the_engine_allows(variant: str) -> None:
+    game = _played(variant, 7, 0)
+    legal = sorted(game.legal_moves())
+    assert legal == ["1-F1", "2-F1", "3-F1", "4-F1"]  # the engine: any of the four cards on piles 1-4
+    text = help_text(variant, game.view(), legal, [])
+    listed = [line.split()[0] for line in text.splitlines() if line.startswith("  ")]
+    assert listed == legal
+    assert "Now you could type:" in text  # nothing left out, so no count of the others
+
+
+def test_help_says_how_many_legal_moves_it_leaves_out() -> None:
+    game = _played("terrace", 3, 12)
+    legal = sorted(game.legal_moves())
+    assert len(legal) > 3
+    text = help_text("terrace", game.view(), legal, [])
+    assert f"Now you could type (3 of {len(legal)} legal moves; Tab lists them all):" in text
+    assert sum(line.startswith("  ") for line in text.splitlines()) == 3
+
+
 def test_help_gives_each_paragraph_on_one_line_for_the_screen_to_wrap() -> None:
     game = _played("terrace", 7, 0)
     lines = help_text("terrace", game.view(), sorted(game.legal_moves()), []).splitlines()
