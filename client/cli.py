@@ -126,7 +126,17 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     server(g)
     json_flag(g)
 
-    rp = sub.add_parser("replay", help="step through a finished race", description="Replay a finished race.")
+    rp = sub.add_parser(
+        "replay",
+        help="step through a finished race",
+        description=(
+            "Replay a finished race. On a terminal it steps, one player at a time: Enter or n the next"
+            " move, b back, s or Home the deal, e or End the player's last move, p the next player,"
+            " l the move that lost the game (or, when that is undecided, the last position proven"
+            " winnable), q quit; another key lists the keys. Each step shows the game's hindsight"
+            " verdict in one line, the last step all of it. Piped, or with --all, it prints every step."
+        ),
+    )
     rp.add_argument("race")
     rp.add_argument("--player", help="only this player")
     rp.add_argument("--all", action="store_true", help="print every step instead of stepping")

@@ -309,8 +309,11 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     game and prints the win the player missed; without it the replay goes on alone.
 
     Fetches the finished race's record and rebuilds each player's game from the
-    revealed seed. On a terminal it steps: Enter or ``n`` next move, ``b`` back,
-    ``p`` next player, ``l`` to the move hindsight points at, ``q`` quit. Piped, or with ``--all``, it prints every move
+    revealed seed. On a terminal it steps (:data:`STEP_KEYS`): Enter or ``n`` next move,
+    ``b`` back, ``s``/Home the deal, ``e``/End the player's last move, ``p`` next player,
+    ``l`` the move that lost the game (when that is undecided, the last position proven
+    winnable), ``q`` quit; another key shows the keys. Each step shows hindsight's verdict
+    in one line, the last step all of it. Piped, or with ``--all``, it prints every move
     with the score and terrace left after it, then each player's final board;
     ``--json`` prints the same as data. Exit 1 when the server refuses, the player
     is not in the race, or a move does not replay.
@@ -421,57 +424,95 @@ def _replay_json(
     return 1 if any(p["error"] for p in players) else 0
 
 
+STEP_KEYS = "Enter/n next move, b back, s/Home the deal, e/End the last move, p next player"
+
+
 async def _key(prompt: str) -> str:
+    """One key (a line) from the user: Home and End act at once, as ``s`` and ``e``."""
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+    keys = KeyBindings()
+
+    @keys.add("home")
+    def _start(event: KeyPressEvent) -> None:
+        event.app.exit(result="s")
+
+    @keys.add("end")
+    def _end(event: KeyPressEvent) -> None:
+        event.app.exit(result="e")
 
     try:
-        return (await PromptSession[str]().prompt_async(prompt)).strip().lower()
+        return (await PromptSession[str](key_bindings=keys).prompt_async(prompt)).strip().lower()
     except (EOFError, KeyboardInterrupt):
         return "q"
+
+
+def _show_step(out: Console, row: Message, i: int, s: _Steps, k: int, game_hindsight: Message | None) -> None:
+    """Position ``k`` of one player's game, with hindsight's verdict: its first line on every
+    step (what ``l`` jumps to), every line (the missed win too) at the end."""
+    game = s.games[k]
+    out.print()
+    _say(out, _heading(row, i), "bold")
+    move = (
+        f"move {k} of {len(s.moves)}: {s.moves[k - 1]}"
+        if k
+        else f"the deal ({plural(len(s.moves), 'move')} to come)"
+    )
+    mark = _marker(game_hindsight, k) if k else ""
+    _say(
+        out,
+        f"{move}  ·  score {game.score}, terrace left {game.terrace_left}{mark}",
+        "bold yellow" if mark else "",
+    )
+    out.print(_board(game))
+    at_end = _at_end(s, k)
+    if at_end and s.error:
+        _say(out, f"{BAD} {s.error}", "red")
+    if game_hindsight is not None:
+        verdict = _verdict_lines(game_hindsight)
+        for text in verdict if at_end else verdict[:1]:
+            _say(out, text, "yellow")
+
+
+def _at_end(s: _Steps, k: int) -> bool:
+    """Whether ``k`` is the player's last position (the last move, or the last that replays)."""
+    return k >= len(s.moves) or (s.error is not None and k == len(s.games) - 1)
+
+
+async def _read_key(out: Console, where: int | None) -> str:
+    """A key the stepper knows; for any other, a line of the keys, and ask again."""
+    jump = f"  [l] move {where}" if where else ""
+    prompt = f"[Enter/n] next  [b] back  [s/Home] start  [e/End] end  [p] next player{jump}  [q] quit > "
+    while True:
+        key = await _key(prompt)
+        if key in ("", "n", "b", "s", "e", "p", "q") or (key == "l" and where):
+            return key
+        jump_key = f", l move {where} (hindsight)" if where else ""
+        _say(out, f"Keys: {STEP_KEYS}{jump_key}, q quit.", "yellow")
+
+
+def _next_step(key: str, k: int, last: int, at_end: bool, where: int | None) -> int | None:
+    """The position a key goes to in this player's game, or None for the next player."""
+    if key == "p" or (key in ("", "n") and at_end):
+        return None
+    steps = {"b": max(0, k - 1), "s": 0, "e": last, "l": where or k}
+    return steps.get(key, k + 1)
 
 
 async def _step(
     steps: list[tuple[int, Message, _Steps]], out: Console, analysis: Message | None = None
 ) -> int:
-    """Step through each player's game with keys: Enter/n next, b back, p next player, q quit."""
+    """Step through each player's game with keys (see :func:`replay`); ``analysis`` is hindsight's."""
     p, k = 0, 0
     while p < len(steps):
         i, row, s = steps[p]
         k = s.upto(k)
-        game = s.games[k]
         game_hindsight = _analysis_of(analysis, row)
-        out.print()
-        _say(out, _heading(row, i), "bold")
-        move = (
-            f"move {k} of {len(s.moves)}: {s.moves[k - 1]}"
-            if k
-            else f"the deal ({plural(len(s.moves), 'move')} to come)"
-        )
-        mark = _marker(game_hindsight, k) if k else ""
-        _say(
-            out,
-            f"{move}  ·  score {game.score}, terrace left {game.terrace_left}{mark}",
-            "bold yellow" if mark else "",
-        )
-        out.print(_board(game))
-        at_end = k >= len(s.moves) or (s.error is not None and k == len(s.games) - 1)
-        if at_end and s.error:
-            _say(out, f"{BAD} {s.error}", "red")
-        if at_end and game_hindsight is not None:
-            for text in _verdict_lines(game_hindsight):
-                _say(out, text, "yellow")
-        where = _where(game_hindsight)
-        jump = f"  [l] move {where}" if where else ""
-        key = await _key(f"[Enter/n] next  [b] back  [p] next player{jump}  [q] quit > ")
-        if key == "l" and where:
-            k = where
-            continue
+        _show_step(out, row, i, s, k, game_hindsight)
+        key = await _read_key(out, _where(game_hindsight))
         if key == "q":
             break
-        if key == "p" or (key in ("", "n") and at_end):
-            p, k = p + 1, 0
-        elif key == "b":
-            k = max(0, k - 1)
-        elif key in ("", "n"):
-            k += 1
+        following = _next_step(key, k, len(s.moves), _at_end(s, k), _where(game_hindsight))
+        p, k = (p, following) if following is not None else (p + 1, 0)
     return 0
