@@ -29,6 +29,7 @@ from terrace.conversation import Message
 
 from . import config
 from .play import RaceTable, hello_fields
+from .render import plural
 
 
 def _when(a: Message, now: int) -> str:
@@ -122,9 +123,8 @@ async def _show(args: argparse.Namespace, out: Console) -> int:
         print(json.dumps(answer["arena"]))
         return 0
     out.print(standings_table(answer["arena"], answer["now"]))
-    out.print(
-        f"{len(answer['arena']['race_ids'])} races; check them all with: terrace arena verify {args.arena}"
-    )
+    races = plural(len(answer["arena"]["race_ids"]), "race")
+    out.print(f"{races}; check them all with: terrace arena verify {args.arena}")
     return 0
 
 
@@ -194,8 +194,8 @@ async def _verify(args: argparse.Namespace, out: Console) -> int:
             out.print(f"[red]✗[/red] {p}")
     else:
         out.print(
-            f"[green]✓[/green] arena {args.arena}: {len(records)} races verified (commitment, deal, every move, "
-            "places), and the standings are their places' points"
+            f"[green]✓[/green] arena {args.arena}: {plural(len(records), 'race')} verified (commitment, deal, "
+            "every move, places), and the standings are their places' points"
         )
     if details["state"] != "finished" and not args.json:
         out.print("(the arena is not over: its standings may still change)")

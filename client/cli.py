@@ -9,14 +9,18 @@
     terrace arena list | show ID [--watch] | verify ID | join ID
 
 Exit codes: 0 done, 1 refused by the server, unreachable, or (verify) a
-mismatch, 2 usage. ``TERRACE_SERVER`` sets the default server.
+mismatch, 2 usage, 141 stdout closed early (``terrace play | head``: see
+``_PipeGuard``). With ``--json`` an error is JSON too (client/errors.py).
+``TERRACE_SERVER`` sets the default server.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn, TextIO, cast
 
 from rich.console import Console
 
@@ -29,11 +33,15 @@ Command = Callable[[argparse.Namespace, Console], Awaitable[int]]
 LOBBY_LIMIT = 1_000  # races `races` and `watch` read, page by page, unless --limit says otherwise
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``terrace`` parser, and each command's own (its usage goes with its usage errors)."""
     p = argparse.ArgumentParser(
         prog="terrace",
         description="Race at Terrace patience from a terminal.",
-        epilog="Exit codes: 0 done, 1 refused, unreachable or (verify) a mismatch, 2 usage error.",
+        epilog=(
+            "Exit codes: 0 done, 1 refused, unreachable or (verify) a mismatch, 2 usage error,"
+            " 141 output closed early (piped into head)."
+        ),
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -118,7 +126,17 @@ def _parser() -> argparse.ArgumentParser:
     server(g)
     json_flag(g)
 
-    rp = sub.add_parser("replay", help="step through a finished race", description="Replay a finished race.")
+    rp = sub.add_parser(
+        "replay",
+        help="step through a finished race",
+        description=(
+            "Replay a finished race. On a terminal it steps, one player at a time: Enter or n the next"
+            " move, b back, s or Home the deal, e or End the player's last move, p the next player,"
+            " l the move that lost the game (or, when that is undecided, the last position proven"
+            " winnable), q quit; another key lists the keys. Each step shows the game's hindsight"
+            " verdict in one line, the last step all of it. Piped, or with --all, it prints every step."
+        ),
+    )
     rp.add_argument("race")
     rp.add_argument("--player", help="only this player")
     rp.add_argument("--all", action="store_true", help="print every step instead of stepping")
@@ -137,9 +155,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--variant", default="terrace", choices=variants)
     d.add_argument("--day", help="a past day (YYYY-MM-DD): its revealed deal and board; practice on it")
-    d.add_argument("--board", action="store_true", help="only show the day and its board")
+    show_or_play = d.add_mutually_exclusive_group()  # --board only shows; --practice plays
+    show_or_play.add_argument("--board", action="store_true", help="only show the day and its board")
+    show_or_play.add_argument(
+        "--practice", action="store_true", help="play again after your rated attempt, unrated"
+    )
     d.add_argument("--pool", choices=["humans", "bots"], help="whose board (default: your kind's)")
-    d.add_argument("--practice", action="store_true", help="play again after your rated attempt, unrated")
     d.add_argument("--ghosts", type=int, default=3, help="earlier attempts to race against, 0-8 (default 3)")
     d.add_argument("--name", help="play as a guest with this name (default: your registered account)")
     server(d)
@@ -168,7 +189,7 @@ def _parser() -> argparse.ArgumentParser:
     ar.add_argument("--name", help="join: race as a guest with this name (default: your registered account)")
     server(ar)
     json_flag(ar)
-    return p
+    return p, dict(sub.choices)
 
 
 def _command(name: str) -> Command:
@@ -200,25 +221,87 @@ async def _practice(args: argparse.Namespace, out: Console) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = _parser()
-    args = p.parse_args(argv)
-    if (
-        getattr(args, "seats", 2) < 1
-        or (getattr(args, "deal", None) or 1) < 1
-        or getattr(args, "page", 1) < 1
-        or getattr(args, "limit", 1) < 1
-    ):
-        p.error("--seats, --deal, --page and --limit must be at least 1")
+def _usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with a command's arguments that argparse cannot say, or None."""
+    for flag in ("seats", "deal", "page", "limit"):
+        value = getattr(args, flag, None)
+        if value is not None and value < 1:
+            return f"--{flag} must be at least 1"
     if not 1 <= getattr(args, "count", 10) <= 100:
-        p.error("--count must be 1..100")
+        return "--count must be 1..100"
     if getattr(args, "winnable", False) and not (args.queue or args.create):
-        p.error("--winnable goes with --queue or --create")
+        return "--winnable goes with --queue or --create"
     if not 0 <= getattr(args, "ghosts", 3) <= 8:
-        p.error("--ghosts must be 0..8")
-    out = Console(highlight=False)
+        return "--ghosts must be 0..8"
+    if args.command == "verify" and not (args.race or args.file):
+        return "give a race id, or --file with a saved record"
+    if args.command == "arena" and args.action != "list" and not args.arena:
+        return f"{args.action} needs an arena id"
+    return None
 
-    return run_command(_command(args.command)(args, out), "terrace")
+
+CLOSED_STDOUT = 141  # the exit status a shell reports for a program killed by SIGPIPE (128 + 13)
+
+
+class _PipeGuard:
+    """sys.stdout, ending the program quietly once whoever reads it has gone.
+
+    ``terrace play | head -20``: once head exits, the next write raises BrokenPipeError
+    wherever it is: in the command, in rich, or in a push callback, where the connection's
+    reader would take it for an unreadable frame and reconnect (and a SystemExit raised
+    there comes back out of the connection's close as a logged traceback). So the program
+    ends at once, as one killed by SIGPIPE does: stderr flushed, nothing more written to
+    the closed pipe, exit status 141 (what a shell shows for ``cat`` killed by SIGPIPE;
+    1 would say the server refused). The kernel closes the sockets: the server sees a
+    dropped connection, and the race can be resumed within its grace period. Restoring
+    SIGPIPE's default action instead would also kill us on a write to a socket the
+    server has closed.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's own
+        return getattr(self._stream, name)
+
+    def _gone(self) -> NoReturn:
+        sys.stderr.flush()
+        os._exit(CLOSED_STDOUT)
+
+
+def main(argv: list[str] | None = None) -> int:
+    stdout = sys.stdout
+    if not stdout.isatty():  # only a pipe (or a socket) can lose its reader
+        sys.stdout = cast(TextIO, _PipeGuard(stdout))
+    try:
+        p, commands = _parsers()
+        args = p.parse_args(argv)
+        wrong = _usage_error(args)
+        if wrong:
+            commands[args.command].error(wrong)  # that command's usage, not terrace's
+        out = Console(highlight=False)
+        work = _command(args.command)(args, out)
+        if getattr(args, "json", False):
+            from .errors import as_json
+
+            work = as_json(work)  # a script reading JSON gets its errors as JSON too
+        code = run_command(work, "terrace")
+        sys.stdout.flush()  # what is still buffered, while a closed pipe can still end us quietly
+        return code
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from terrace.conversation import Message
 
 from . import config
 from .play import LEFT_SCREEN, RaceTable, _countdown, hello_fields
-from .render import player_name, race_time
+from .render import player_name, plural, race_time
 from .screen import Screen
 
 
@@ -59,7 +59,7 @@ def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType
             result = (
                 race_time(attempt.get("time"))
                 if attempt.get("goal")
-                else f"{attempt.get('score')} cards home"
+                else f"{plural(int(attempt.get('score') or 0), 'card')} home"
             )
             head.append(f"Your attempt: {result} (race {attempt.get('race')})\n")
         elif state == "playing":
@@ -69,7 +69,7 @@ def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType
         else:
             head.append("You have not played today's attempt yet.\n")
     rows = answer.get("board") or []
-    title = f"{answer.get('pool')} · {answer.get('total', 0)} attempts"
+    title = f"{answer.get('pool')} · {plural(int(answer.get('total') or 0), 'attempt')}"
     if not rows:
         return Group(head, Text(f"{title}: nobody on this board yet."))
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)

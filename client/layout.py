@@ -16,7 +16,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .render import View, board, player_name, race_time, standings
+from .render import View, board, player_name, plural, race_time, standings
 
 
 def rated_note(results: Sequence[Mapping[str, Any]]) -> str | None:
@@ -111,30 +111,56 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def end_screen(finished: Mapping[str, Any], me: str | None) -> RenderableType:
+# How a finish is said when it, not a win, heads the end screen (see _your_result).
+FINISHED = {
+    "goal": "You reached the goal!",
+    "stuck": "No more moves",
+    "time": "Time ran out",
+    "resigned": "You resigned",
+    "left": "You left",
+    "disconnected": "You were disconnected",
+}
+GAVE_UP = frozenset({"resigned", "left", "disconnected"})
+
+
+def _your_result(mine: Mapping[str, Any], players: int) -> Text:
+    """The end screen's first line: the place, how the race ended for you and when, cards home.
+
+    "You won!" only for first place among several who did not give up: a race of one has
+    nobody to beat, and a player who resigned or left did not win, even placed first by
+    cards home (the others did worse); then the finish leads the line."""
+    place, finish = mine.get("place"), str(mine.get("finish") or "")
+    when = race_time(mine.get("time"))
+    how = f"{finish} at {when}" if when else finish
+    if place == 1 and players > 1 and finish not in GAVE_UP:
+        head = Text(f"You won! 1st of {players} · {how}", style="bold green")
+    elif place == 1 and finish in FINISHED:
+        at = f" · at {when}" if when else ""
+        head = Text(
+            f"{FINISHED[finish]} · 1st of {players}{at}", style="bold green" if finish == "goal" else "bold"
+        )
+    elif isinstance(place, int):
+        head = Text(f"You placed {ordinal(place)} of {players} · {how}", style="bold")
+    else:
+        head = Text(f"Race over · {how}", style="bold")
+    head.append(f" · {plural(int(mine.get('score') or 0), 'card')} home", style="")
+    return head
+
+
+def end_screen(finished: Mapping[str, Any], me: str | None, again: str | None = None) -> RenderableType:
     """The end of a race for ``me`` (a name): the place and time, the results once, the
     ranking rule in one line, and what to do next (race again, replay, verify).
 
     ``finished`` is the ``finished`` push (or a record): ``race``, ``variant``, ``results``.
+    ``again`` is the command that races the same kind of race again (default: queue
+    for the variant).
     """
     results: Sequence[Mapping[str, Any]] = finished.get("results", [])
     race, variant = str(finished.get("race", "")), str(finished.get("variant", "terrace"))
     mine = next((r for r in results if me is not None and player_name(r.get("player")) == me), None)
-    if mine is None:
-        head = Text(f"Race {race} is over.", style="bold")
-    else:
-        place, finish = mine.get("place"), str(mine.get("finish") or "")
-        when = race_time(mine.get("time"))
-        how = f"{finish} at {when}" if when else finish
-        if place == 1:
-            head = Text(f"You won! 1st of {len(results)} · {how}", style="bold green")
-        elif isinstance(place, int):
-            head = Text(f"You placed {ordinal(place)} of {len(results)} · {how}", style="bold")
-        else:
-            head = Text(f"Race over · {how}", style="bold")
-        head.append(f" · {mine.get('score', 0)} cards home", style="")
+    head = _your_result(mine, len(results)) if mine else Text(f"Race {race} is over.", style="bold")
     nxt = Text("Next: ", style="bold")
-    nxt.append(f"race again: terrace play --queue {variant}", style="cyan")
+    nxt.append(f"race again: {again or f'terrace play --queue {variant}'}", style="cyan")
     nxt.append(" · ")
     nxt.append(f"step through it: terrace replay {race}", style="cyan")
     nxt.append(" · ")

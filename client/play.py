@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -22,6 +23,7 @@ from link import Connection, HelloRefused, News, Refused, Session, checked
 from terrace.conversation import Message
 
 from . import config
+from .render import plural
 from .screen import Screen
 from .table import Outcome, View
 
@@ -254,20 +256,36 @@ async def play(args: argparse.Namespace, out: Console) -> int:
             out.print(LEFT_SCREEN)
             return 0
         assert table.finished is not None
+        again = again_command(args, table.race)
         if table.my_finish == "left" and not table.finished.done():
-            out.print(
-                f"{ended} Race again with: terrace play --queue {table.race.get('variant') or 'terrace'}"
-            )
+            out.print(f"{ended} Race again with: {again}")
             return 0
         if not table.finished.done():
             out.print(f"{ended} Waiting for the others… (Ctrl-C to stop waiting)")
             await table.finished
         from .layout import end_screen
 
-        out.print(end_screen({**table.race, **table.finished.result()}, me))
+        out.print(end_screen({**table.race, **table.finished.result()}, me, again))
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()
+
+
+def again_command(args: argparse.Namespace, race: Message) -> str:
+    """The command that gets the same kind of race as this one: a created race is created
+    again with its seats, a queued one queued for again; its goal and ``--winnable`` kept.
+    A race joined by id (or picked) is queued for: its variant, and its goal if not the default."""
+    from terrace import VARIANTS
+
+    variant = str(args.create or args.queue or race.get("variant") or "terrace")
+    words = ["terrace play"]
+    words += ["--create", variant, "--seats", str(args.seats)] if args.create else ["--queue", variant]
+    goal = args.goal or race.get("goal")
+    if goal and variant in VARIANTS and goal != VARIANTS[variant].default_goal:
+        words += ["--goal", str(goal)]
+    if getattr(args, "winnable", False):
+        words.append("--winnable")
+    return " ".join(words)
 
 
 async def _find_race(
@@ -303,7 +321,8 @@ async def _find_race(
         created = await table.ask("create", **fields)
         checked(created)
         table.race = created["race"]
-        out.print(f"Created race {created['race']['id']}: it starts when {args.seats} players have joined.")
+        joined = f"{plural(args.seats, 'player')} {'has' if args.seats == 1 else 'have'} joined"
+        out.print(f"Created race {created['race']['id']}: it starts when {joined}.")
         return str(created["race"]["id"])
     return await _pick(table, out)
 
@@ -342,8 +361,9 @@ async def _countdown(table: RaceTable, out: Console) -> None:
             since = 0.0
         starts_at = table.race.get("starts_at")
         if starts_at and table.race.get("state") == "countdown":
-            left = max(0, round((starts_at - time.time() * 1000) / 1000))
+            # whole seconds still to go, rounded up: the last second reads 1, not 0
+            left = max(0, math.ceil((starts_at - time.time() * 1000) / 1000))
             if left not in shown:
                 shown.add(left)
-                out.print(f"Starting in {left}…")
+                out.print(f"Starting in {left}…" if left else "Starting…")
         await asyncio.wait([table.started], timeout=0.2)

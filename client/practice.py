@@ -20,6 +20,7 @@ from typing import Any
 import terrace
 from terrace import IllegalMove
 
+from .render import plural
 from .table import Outcome, View
 
 PLANNER = "bots.samples.planner"  # the strongest sample bot; a runtime import by name
@@ -71,7 +72,7 @@ class PracticeTable:
             return None
         left = self.game.terrace_left
         terrace_text = f", {left} left in the terrace" if left else ""
-        return f"No more moves: the game is lost with {self.game.score} cards home{terrace_text}."
+        return f"No more moves: the game is lost with {plural(self.game.score, 'card')} home{terrace_text}."
 
     async def move(self, text: str) -> Outcome:
         """Play ``text`` (the engine's lenient notation, or ``d`` for the stock)."""

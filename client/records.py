@@ -36,7 +36,8 @@ from terrace.conversation import Message
 from terrace.solve.hindsight import sentence
 
 from . import config
-from .render import board
+from .errors import print_json_error
+from .render import board, plural
 
 OK, BAD = "✓", "✗"
 
@@ -48,6 +49,15 @@ def _say(out: Console, text: str, style: str = "") -> None:
 
 def _opt(args: argparse.Namespace, name: str, default: Any = None) -> Any:
     return getattr(args, name, default)
+
+
+def _fail(out: Console, args: argparse.Namespace, code: str, message: str, exit_code: int = 1) -> int:
+    """Say why the command failed (as a JSON error with ``--json``: client/errors.py); its exit code."""
+    if _opt(args, "json", False):
+        print_json_error(code, message)
+    else:
+        _say(out, f"{BAD} {message}", "red")
+    return exit_code
 
 
 # ----- register -----------------------------------------------------------------------
@@ -67,8 +77,7 @@ async def register(args: argparse.Namespace, out: Console) -> int:
             args.server, "register", name=args.name, kind=kind, **({"client": install} if install else {})
         )
     except Refused as exc:
-        _say(out, f"{BAD} {exc}", "red")
-        return 1
+        return _fail(out, args, exc.code, str(exc))
     player = answer.get("player") or {}
     name = str(player.get("name", args.name))
     others = [n for n in config.accounts(args.server) if n.casefold() != name.casefold()]
@@ -100,19 +109,17 @@ def _label(check: Check) -> str:
     return f"{check.name} ({check.player})" if check.player else check.name
 
 
-def _load(path: str, out: Console) -> tuple[Any, int]:
+def _load(path: str, out: Console, args: argparse.Namespace) -> tuple[Any, int]:
     """A record saved as JSON, or an exit code saying why not (2: no such file, 1: not JSON)."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as exc:
-        _say(out, f"{BAD} cannot read {path}: {exc.strerror or exc}", "red")
-        return None, 2
+        return None, _fail(out, args, "cannot_read", f"cannot read {path}: {exc.strerror or exc}", 2)
     try:
         return json.loads(text), 0
     except ValueError as exc:
-        _say(out, f"{BAD} {path} is not JSON: {exc}", "red")
-        return None, 1
+        return None, _fail(out, args, "not_json", f"{path} is not JSON: {exc}")
 
 
 def print_audit(result: Audit, out: Console) -> None:
@@ -148,19 +155,17 @@ async def verify(args: argparse.Namespace, out: Console) -> int:
     """
     race, path = _opt(args, "race"), _opt(args, "file")
     if path:
-        record, code = _load(path, out)
+        record, code = _load(path, out, args)
         if code:
             return code
     elif race:
         try:
             answer = await fetch(args.server, "record", race=race)
         except Refused as exc:
-            _say(out, f"{BAD} {exc}", "red")
-            return 1
+            return _fail(out, args, exc.code, str(exc))
         record = answer.get("race")
-    else:
-        _say(out, "verify needs a race id, or --file with a saved record", "red")
-        return 2
+    else:  # the command line says so with verify's usage (client/cli.py)
+        return _fail(out, args, "usage", "verify needs a race id, or --file with a saved record", 2)
     result = audit(record, race=race or None)
     if _opt(args, "json", False):
         print(json.dumps(result.to_dict()))
@@ -187,7 +192,7 @@ def _heading(row: Message, i: int) -> str:
     when = f" at {t / 1000:.1f} s" if isinstance(t, int) else ""
     return (
         f"{_who(row, i)}: place {row.get('place')}, {row.get('finish')}{when}: score {row.get('score')}, "
-        f"terrace left {row.get('terrace_left')}, {row.get('moves')} moves"
+        f"terrace left {row.get('terrace_left')}, {plural(int(row.get('moves') or 0), 'move')}"
     )
 
 
@@ -291,8 +296,11 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     game and prints the win the player missed; without it the replay goes on alone.
 
     Fetches the finished race's record and rebuilds each player's game from the
-    revealed seed. On a terminal it steps: Enter or ``n`` next move, ``b`` back,
-    ``p`` next player, ``l`` to the move hindsight points at, ``q`` quit. Piped, or with ``--all``, it prints every move
+    revealed seed. On a terminal it steps (:data:`STEP_KEYS`): Enter or ``n`` next move,
+    ``b`` back, ``s``/Home the deal, ``e``/End the player's last move, ``p`` next player,
+    ``l`` the move that lost the game (when that is undecided, the last position proven
+    winnable), ``q`` quit; another key shows the keys. Each step shows hindsight's verdict
+    in one line, the last step all of it. Piped, or with ``--all``, it prints every move
     with the score and terrace left after it, then each player's final board;
     ``--json`` prints the same as data. Exit 1 when the server refuses, the player
     is not in the race, or a move does not replay.
@@ -300,30 +308,27 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     try:
         answer = await fetch(args.server, "record", race=args.race)
     except Refused as exc:
-        _say(out, f"{BAD} {exc}", "red")
-        return 1
+        return _fail(out, args, exc.code, str(exc))
     record = answer.get("race")
     if not isinstance(record, dict):
-        _say(out, f"{BAD} the server sent no record for {args.race}", "red")
-        return 1
+        return _fail(out, args, "no_record", f"the server sent no record for {args.race}")
     variant, seed_hex = record.get("variant"), record.get("seed")
     try:
         seed = bytes.fromhex(seed_hex) if isinstance(seed_hex, str) else b""
         terrace.new_game(str(variant), seed or b"?")
     except ValueError as exc:
-        _say(out, f"{BAD} the record cannot be replayed: {exc}", "red")
-        return 1
+        return _fail(out, args, "bad_record", f"the record cannot be replayed: {exc}")
     if not seed:
-        _say(out, f"{BAD} the record reveals no seed", "red")
-        return 1
+        return _fail(out, args, "bad_record", "the record reveals no seed")
     rows = [r for r in record.get("results") or [] if isinstance(r, dict)]
     chosen = list(enumerate(rows))
     if _opt(args, "player"):
         chosen = [(i, r) for i, r in chosen if _who(r, i).lower() == args.player.lower()]
         if not chosen:
             names = ", ".join(_who(r, i) for i, r in enumerate(rows)) or "nobody"
-            _say(out, f"{BAD} no player {args.player} in race {args.race}; its players: {names}", "red")
-            return 1
+            return _fail(
+                out, args, "no_player", f"no player {args.player} in race {args.race}; its players: {names}"
+            )
     steps = [
         (i, r, _Steps(str(variant), seed, [str(m) for m in r.get("move_list") or []])) for i, r in chosen
     ]
@@ -344,7 +349,8 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not _opt(args, "all", False)
     _say(
         out,
-        f"Race {record.get('id')}: {variant}, goal {record.get('goal')}, {len(rows)} players, seed {seed.hex()[:16]}…",
+        f"Race {record.get('id')}: {variant}, goal {record.get('goal')}, {plural(len(rows), 'player')}, "
+        f"seed {seed.hex()[:16]}…",
         "bold",
     )
     if interactive:
@@ -367,7 +373,7 @@ async def replay(args: argparse.Namespace, out: Console) -> int:
             _say(out, f"  {BAD} {s.error}", "red")
             failed = True
         game = s.games[last]
-        _say(out, f"  final board after {last} moves:")
+        _say(out, f"  final board after {plural(last, 'move')}:")
         out.print(_board(game))
         _say(out, f"  final: score {game.score}, terrace left {game.terrace_left}, {game.status}", "bold")
         if game_hindsight is not None:
@@ -405,57 +411,95 @@ def _replay_json(
     return 1 if any(p["error"] for p in players) else 0
 
 
+STEP_KEYS = "Enter/n next move, b back, s/Home the deal, e/End the last move, p next player"
+
+
 async def _key(prompt: str) -> str:
+    """One key (a line) from the user: Home and End act at once, as ``s`` and ``e``."""
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+    keys = KeyBindings()
+
+    @keys.add("home")
+    def _start(event: KeyPressEvent) -> None:
+        event.app.exit(result="s")
+
+    @keys.add("end")
+    def _end(event: KeyPressEvent) -> None:
+        event.app.exit(result="e")
 
     try:
-        return (await PromptSession[str]().prompt_async(prompt)).strip().lower()
+        return (await PromptSession[str](key_bindings=keys).prompt_async(prompt)).strip().lower()
     except (EOFError, KeyboardInterrupt):
         return "q"
+
+
+def _show_step(out: Console, row: Message, i: int, s: _Steps, k: int, game_hindsight: Message | None) -> None:
+    """Position ``k`` of one player's game, with hindsight's verdict: its first line on every
+    step (what ``l`` jumps to), every line (the missed win too) at the end."""
+    game = s.games[k]
+    out.print()
+    _say(out, _heading(row, i), "bold")
+    move = (
+        f"move {k} of {len(s.moves)}: {s.moves[k - 1]}"
+        if k
+        else f"the deal ({plural(len(s.moves), 'move')} to come)"
+    )
+    mark = _marker(game_hindsight, k) if k else ""
+    _say(
+        out,
+        f"{move}  ·  score {game.score}, terrace left {game.terrace_left}{mark}",
+        "bold yellow" if mark else "",
+    )
+    out.print(_board(game))
+    at_end = _at_end(s, k)
+    if at_end and s.error:
+        _say(out, f"{BAD} {s.error}", "red")
+    if game_hindsight is not None:
+        verdict = _verdict_lines(game_hindsight)
+        for text in verdict if at_end else verdict[:1]:
+            _say(out, text, "yellow")
+
+
+def _at_end(s: _Steps, k: int) -> bool:
+    """Whether ``k`` is the player's last position (the last move, or the last that replays)."""
+    return k >= len(s.moves) or (s.error is not None and k == len(s.games) - 1)
+
+
+async def _read_key(out: Console, where: int | None) -> str:
+    """A key the stepper knows; for any other, a line of the keys, and ask again."""
+    jump = f"  [l] move {where}" if where else ""
+    prompt = f"[Enter/n] next  [b] back  [s/Home] start  [e/End] end  [p] next player{jump}  [q] quit > "
+    while True:
+        key = await _key(prompt)
+        if key in ("", "n", "b", "s", "e", "p", "q") or (key == "l" and where):
+            return key
+        jump_key = f", l move {where} (hindsight)" if where else ""
+        _say(out, f"Keys: {STEP_KEYS}{jump_key}, q quit.", "yellow")
+
+
+def _next_step(key: str, k: int, last: int, at_end: bool, where: int | None) -> int | None:
+    """The position a key goes to in this player's game, or None for the next player."""
+    if key == "p" or (key in ("", "n") and at_end):
+        return None
+    steps = {"b": max(0, k - 1), "s": 0, "e": last, "l": where or k}
+    return steps.get(key, k + 1)
 
 
 async def _step(
     steps: list[tuple[int, Message, _Steps]], out: Console, analysis: Message | None = None
 ) -> int:
-    """Step through each player's game with keys: Enter/n next, b back, p next player, q quit."""
+    """Step through each player's game with keys (see :func:`replay`); ``analysis`` is hindsight's."""
     p, k = 0, 0
     while p < len(steps):
         i, row, s = steps[p]
         k = s.upto(k)
-        game = s.games[k]
         game_hindsight = _analysis_of(analysis, row)
-        out.print()
-        _say(out, _heading(row, i), "bold")
-        move = (
-            f"move {k} of {len(s.moves)}: {s.moves[k - 1]}"
-            if k
-            else f"the deal ({len(s.moves)} moves to come)"
-        )
-        mark = _marker(game_hindsight, k) if k else ""
-        _say(
-            out,
-            f"{move}  ·  score {game.score}, terrace left {game.terrace_left}{mark}",
-            "bold yellow" if mark else "",
-        )
-        out.print(_board(game))
-        at_end = k >= len(s.moves) or (s.error is not None and k == len(s.games) - 1)
-        if at_end and s.error:
-            _say(out, f"{BAD} {s.error}", "red")
-        if at_end and game_hindsight is not None:
-            for text in _verdict_lines(game_hindsight):
-                _say(out, text, "yellow")
-        where = _where(game_hindsight)
-        jump = f"  [l] move {where}" if where else ""
-        key = await _key(f"[Enter/n] next  [b] back  [p] next player{jump}  [q] quit > ")
-        if key == "l" and where:
-            k = where
-            continue
+        _show_step(out, row, i, s, k, game_hindsight)
+        key = await _read_key(out, _where(game_hindsight))
         if key == "q":
             break
-        if key == "p" or (key in ("", "n") and at_end):
-            p, k = p + 1, 0
-        elif key == "b":
-            k = max(0, k - 1)
-        elif key in ("", "n"):
-            k += 1
+        following = _next_step(key, k, len(s.moves), _at_end(s, k), _where(game_hindsight))
+        p, k = (p, following) if following is not None else (p + 1, 0)
     return 0

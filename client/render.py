@@ -81,7 +81,8 @@ def _empty(label: str = EMPTY) -> Text:
     return Text(label, style="dim")
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """``1 player``, ``2 players``: a count with its noun, singular for one."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
@@ -130,7 +131,7 @@ def _family(view: View, compact: bool = False) -> RenderableType:
         f"base {'10' if base == 'T' else base}" if base else "base ?",
         f"score {view.get('score', 0)}",
         f"terrace {view.get('terrace_left', len(terrace))} left",
-        _plural(int(view.get("moves", 0)), "move"),
+        plural(int(view.get("moves", 0)), "move"),
     ]
     lines: list[RenderableType] = [_headline(view, parts)]
     if view.get("phase") == "choose-base":
@@ -199,7 +200,7 @@ def _waste(view: View) -> Text:
     row.append(str(view.get("stock", 0)))
     if view.get("variant") == "signora" or view.get("recycles_left"):
         left = int(view.get("recycles_left", 0))
-        row.append(f"    {_plural(left, 'recycle')} left" if left else "    no recycle left", style="dim")
+        row.append(f"    {plural(left, 'recycle')} left" if left else "    no recycle left", style="dim")
     return row
 
 
@@ -209,7 +210,7 @@ def _louis(view: View) -> RenderableType:
     parts: list[str | Text] = [
         f"deal {deal} of {deals}",
         f"score {view.get('score', 0)}",
-        _plural(int(view.get("moves", 0)), "move"),
+        plural(int(view.get("moves", 0)), "move"),
         "dealing" if view.get("phase") == "deal" else "play",
     ]
     lines: list[RenderableType] = [_headline(view, parts)]

@@ -158,7 +158,8 @@ def help_text(
     variant: str, view: Mapping[str, Any], legal: Sequence[str], commands: Iterable[str], examples: int = 3
 ) -> str:
     """The ``help`` screen: rules in short, notation, up to ``examples`` legal moves of this
-    position explained, and the commands."""
+    position explained (every base at the base choice: the first move is one of four, and
+    each is a real choice), how many more there are, and the commands."""
     # One line per paragraph: the screen wraps it to the terminal's width (a line broken here
     # as well would be broken twice on a narrow terminal).
     rules, notation = (
@@ -166,9 +167,12 @@ def help_text(
         NOTATION["family" if _family(variant) else "louis"],
     )
     lines = [" ".join(rules), " ".join(notation)]
-    shown = _examples(legal, examples)
+    base_choice = view.get("phase") == "choose-base"
+    shown = _examples(legal, len(legal) if base_choice else examples)
     if shown:
-        lines.append("Now you could type:")
+        more = len(legal) - len(shown)
+        some = f" ({len(shown)} of {len(legal)} legal moves; Tab lists them all)" if more else ""
+        lines.append(f"Now you could type{some}:")
         lines += ["  " + explain(m, view, variant) for m in shown]
     else:
         lines.append("No legal move now: the game is over for you.")

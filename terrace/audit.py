@@ -315,7 +315,7 @@ def _replay(
         except IllegalMove as exc:
             add(Check("replay", False, f"move {i + 1} ({move!r}) is illegal: {exc.message}", who))
             return None
-    add(Check("replay", True, f"{len(moves)} moves, every one legal", who))
+    add(Check("replay", True, f"{len(moves)} move{'s' * (len(moves) != 1)}, every one legal", who))
     return game
 
 
@@ -330,14 +330,28 @@ def _result(row: Mapping[str, Any], game: Game, who: str, add: _Add) -> None:
     if wrong:
         add(Check("result", False, "; ".join(wrong), who))
     else:
-        add(
-            Check(
-                "result",
-                True,
-                f"score {game.score}, terrace left {game.terrace_left}, {len(game.moves)} moves, {game.status}",
-                who,
-            )
-        )
+        n, ended = len(game.moves), _ended(game.status, row.get("finish"))
+        said = f"score {game.score}, terrace left {game.terrace_left}, {n} move{'s' * (n != 1)}, {ended}"
+        add(Check("result", True, said, who))
+
+
+# How a finish reads where the game itself was not over (its status still ``playing``).
+_STOPPED = {
+    "goal": "goal reached",
+    "resigned": "resigned",
+    "left": "left",
+    "disconnected": "disconnected",
+    "time": "out of time",
+}
+
+
+def _ended(status: str, finish: Any) -> str:
+    """The game's end as the result line says it. A game stopped by its player or the race
+    (resigned, left, the clock, an emptied terrace) is still ``playing`` to the engine,
+    which is the record's ``status``; the line says how it stopped, with that status."""
+    if status == "playing" and finish in _STOPPED:
+        return f"{_STOPPED[finish]} (game status playing)"
+    return status
 
 
 def _finish(

@@ -115,8 +115,9 @@ async def test_show_and_verify_an_arena_raced_to_its_end_and_a_forged_one_fails(
 async def test_show_of_an_unknown_arena_is_refused_with_its_message(server: RaceServer) -> None:
     code, _, err = await _run("arena", "show", "nope", "--server", server.url)
     assert code == 1 and "There is no arena 'nope'" in err
-    code, out, _ = await _run("arena", "show", "--server", server.url)
-    assert code == 2 and "needs an arena id" in out
+    code, _, err = await _run("arena", "show", "--server", server.url)
+    assert code == 2 and "terrace arena: error: show needs an arena id" in err
+    assert err.startswith("usage: terrace arena ")  # the arena command's usage, not terrace's
 
 
 async def test_the_join_table_races_one_arena_race_after_another_until_the_end(server: RaceServer) -> None:

@@ -279,3 +279,158 @@ async def test_watch_reads_every_page_of_the_lobby_before_following_it(
     assert proc.returncode == 1
     shown = out.decode()
     assert all(any(race in line for line in shown.splitlines()) for race in ids), shown
+
+
+# ----- usage errors: the subcommand's own usage -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "--race", "abc", "--winnable"], "--winnable goes with --queue or --create"),
+        (["play", "--create", "terrace", "--seats", "0"], "--seats must be at least 1"),
+        (["practice", "--deal", "0"], "--deal must be at least 1"),
+        (["top", "--count", "101"], "--count must be 1..100"),
+        (["top", "--page", "0"], "--page must be at least 1"),
+        (["races", "--limit", "0"], "--limit must be at least 1"),
+        (["daily", "--ghosts", "9"], "--ghosts must be 0..8"),
+        (["daily", "--board", "--practice"], "argument --practice: not allowed with argument --board"),
+        (["verify"], "give a race id, or --file with a saved record"),
+        (["arena", "join"], "join needs an arena id"),
+        (
+            ["play", "--queue", "terrace", "--race", "abc"],
+            "argument --race: not allowed with argument --queue",
+        ),
+    ],
+)
+async def test_a_usage_error_prints_that_commands_usage(args: list[str], said: str) -> None:
+    code, out, err = await _run(*args)
+    assert code == 2 and out == ""
+    assert err.startswith(f"usage: terrace {args[0]} "), err  # not `usage: terrace [-h] COMMAND ...`
+    assert err.rstrip().endswith(f"terrace {args[0]}: error: {said}"), err
+
+
+# ----- --json: errors as JSON too ---------------------------------------------------------
+
+
+async def test_json_errors_are_json_with_the_same_exit_code(server: RaceServer, tmp_path: Path) -> None:
+    for command in ("verify", "replay"):
+        code, out, err = await _run(command, "deadbeef", "--json", "--server", server.url)
+        assert code == 1 and err == ""
+        assert json.loads(out) == {"error": "no_race", "message": "There is no race 'deadbeef'."}
+    code, out, _ = await _run("verify", "--file", str(tmp_path / "missing.json"), "--json")
+    assert code == 2 and json.loads(out)["error"] == "cannot_read"
+    code, out, _ = await _run("replay", "deadbeef", "--json", "--server", server.url, "--no-hindsight")
+    assert code == 1 and json.loads(out)["error"] == "no_race"
+    code, out, _ = await _run("top", "--around", "nobody", "--json", "--server", server.url)
+    assert code == 1 and json.loads(out)["error"] == "not_on_board"
+
+
+async def test_json_says_an_unreachable_server_in_json(unused_tcp_port: int) -> None:
+    code, out, err = await _run("races", "--json", "--server", f"ws://127.0.0.1:{unused_tcp_port}/ws")
+    assert code == 1 and err == ""
+    said = json.loads(out)
+    assert said["error"] == "offline" and said["message"].startswith("cannot reach ")
+
+
+async def test_a_replay_of_a_player_not_in_the_race_is_a_json_error(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice = await connect(name="alice")
+    created = await alice.request("create", variant="terrace", seats=1, start="full")
+    race = created["race"]["id"]
+    await alice.wait("started")
+    await alice.request("resign", race=race)
+    await alice.wait("finished")
+    code, out, _ = await _run(
+        "replay", race, "--player", "zed", "--json", "--no-hindsight", "--server", server.url
+    )
+    assert code == 1
+    assert json.loads(out) == {
+        "error": "no_player",
+        "message": f"no player zed in race {race}; its players: alice",
+    }
+
+
+# ----- a closed stdout: quiet, exit 141 -------------------------------------------------------
+
+
+async def _into_a_closed_pipe(*args: str, stdin: bytes = b"") -> tuple[int, str]:
+    """Run ``terrace ARGS`` writing into a pipe nobody reads (its reader already gone)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            TERRACE, *args, stdin=asyncio.subprocess.PIPE, stdout=write, stderr=asyncio.subprocess.PIPE
+        )
+    finally:
+        os.close(write)
+    _, err = await asyncio.wait_for(proc.communicate(stdin), 30)
+    assert proc.returncode is not None
+    return proc.returncode, err.decode()
+
+
+async def test_every_command_stops_quietly_when_its_output_is_closed(
+    server: RaceServer, connect: Connect
+) -> None:
+    alice = await connect(name="alice")
+    created = await alice.request("create", variant="terrace", seats=1, start="full")
+    race = created["race"]["id"]
+    await alice.wait("started")
+    await alice.request("resign", race=race)
+    await alice.wait("finished")
+    url = ["--server", server.url]
+    for args, stdin in [
+        (["--help"], b""),
+        (["races", *url], b""),
+        (["races", "--json", *url], b""),
+        (["top", *url], b""),
+        (["verify", race, *url], b""),
+        (["verify", race, "--json", *url], b""),
+        (["replay", race, "--all", "--no-hindsight", *url], b""),
+        (["register", "newcomer", *url], b""),
+        (["practice", "--deal", "7"], b"1f\nquit\n"),
+        (["play", "--create", "terrace", "--seats", "1", "--name", "piped", *url], b"d\nd\nresign\ny\n"),
+    ]:
+        code, err = await _into_a_closed_pipe(*args, stdin=stdin)
+        assert (code, err) == (141, ""), (args, code, err)
+
+
+async def test_play_into_head_stops_quietly_when_head_has_read_enough(server: RaceServer) -> None:
+    """``terrace play ... | head -5``: the race screen is printed on; head exits after 5 lines."""
+    read, write = os.pipe()
+    args = ["play", "--create", "terrace", "--seats", "1", "--name", "headed", "--server", server.url]
+    proc = await asyncio.create_subprocess_exec(
+        TERRACE, *args, stdin=asyncio.subprocess.PIPE, stdout=write, stderr=asyncio.subprocess.PIPE
+    )
+    os.close(write)
+    assert proc.stdin is not None and proc.stderr is not None
+    with os.fdopen(read, "rb") as head:
+        loop = asyncio.get_running_loop()
+        first = [await asyncio.wait_for(loop.run_in_executor(None, head.readline), 15) for _ in range(5)]
+    assert b"Created race" in b"".join(first)
+    for _ in range(3):  # each answer is printed: into a pipe head has closed
+        proc.stdin.write(b"d\n")
+        await proc.stdin.drain()
+    err = await asyncio.wait_for(proc.stderr.read(), 15)
+    assert await asyncio.wait_for(proc.wait(), 15) == 141
+    assert err == b"", err.decode()
+
+
+async def test_watch_json_stops_quietly_when_its_reader_goes_during_a_push(
+    server: RaceServer, connect: Connect
+) -> None:
+    """The write that fails is in a push callback, not in the command's own code."""
+    read, write = os.pipe()
+    os.close(read)
+    proc = await asyncio.create_subprocess_exec(
+        TERRACE, "watch", "--json", "--server", server.url, stdout=write, stderr=asyncio.subprocess.PIPE
+    )
+    os.close(write)
+    await eventually(lambda: server.audience.subscribers, what="the watcher to subscribe")
+    alice = await connect(name="alice")
+    await alice.request("create", variant="louis", seats=2)  # the lobby push it prints
+    assert proc.stderr is not None
+    err = await asyncio.wait_for(proc.stderr.read(), 15)
+    assert await asyncio.wait_for(proc.wait(), 15) == 141
+    assert err == b"", err.decode()

@@ -121,4 +121,5 @@ def test_the_day_view_says_where_your_attempt_stands(attempt: dict[str, object],
     buf = io.StringIO()
     Console(file=buf, width=200, color_system=None).print(day_view(answer, "Me"))
     text = buf.getvalue()
-    assert said in text and "seed (revealed)  " + "ef" * 32 in text and "1 attempts" in text
+    assert said in text and "seed (revealed)  " + "ef" * 32 in text
+    assert "humans · 1 attempt " in text and "attempts" not in text  # one attempt, singular

@@ -159,9 +159,9 @@ async def test_a_lost_game_says_so_and_stays_open_for_undo() -> None:
         last = await table.move("d")
     assert last is not None and last.ok
     assert {"type": "game_over", "status": "lost"} in last.events
-    score = table.view()["score"]
+    assert table.view()["score"] == 1  # the base alone: one card, said in the singular
     assert last.message == (
-        f"No more moves: the game is lost with {score} cards home, 11 left in the terrace."
+        "No more moves: the game is lost with 1 card home, 11 left in the terrace."
         " Type undo to take moves back, or restart."
     )
     assert table.over() is None  # practice goes on: undo and restart still work

@@ -170,6 +170,27 @@ async def test_verify_a_running_race_prints_not_finished(server: RaceServer, con
     assert f"Race {race_id} has not finished" in text
 
 
+async def one_move_then_resign(connect: Connect, name: str) -> str:
+    """A race of one seat: ``name`` picks the base and resigns. Its id."""
+    a = await connect(name=name)
+    created = await a.request("create", variant="terrace", seats=1, start="full")
+    race_id = str(created["race"]["id"])
+    await a.wait("started")
+    assert (await a.request("move", race=race_id, seq=1, move="1f"))["type"] == "moved"
+    assert (await a.request("resign", race=race_id))["type"] == "resigned"
+    await a.wait("finished")
+    return race_id
+
+
+async def test_verify_says_a_resigned_game_was_resigned(server: RaceServer, connect: Connect) -> None:
+    race_id = await one_move_then_resign(connect, "newcomer")
+    code, text = await run(records.verify, ns(server, race=race_id, file=None))
+    assert code == 0, text
+    [result] = [line for line in text.splitlines() if line.startswith("✓ result (newcomer)")]
+    assert result.endswith("score 1, terrace left 11, 1 move, resigned (game status playing)"), result
+    assert "✓ replay (newcomer)  1 move, every one legal" in text
+
+
 async def test_verify_usage_errors_exit_2(server: RaceServer, tmp_path: Path) -> None:
     assert (await run(records.verify, ns(server, race=None, file=None)))[0] == 2
     code, text = await run(records.verify, ns(server, race="x", file=str(tmp_path / "missing.json")))
@@ -291,6 +312,15 @@ async def test_replay_json(
     for got, row in zip(data["players"], record["results"], strict=True):
         assert [s["move"] for s in got["steps"]] == row["move_list"]
         assert got["final"]["score"] == row["score"] and got["error"] is None
+
+
+async def test_replay_of_a_race_of_one_counts_in_the_singular(server: RaceServer, connect: Connect) -> None:
+    race_id = await one_move_then_resign(connect, "Solo")
+    code, text = await run(records.replay, ns(server, race=race_id, player=None, all=True))
+    assert code == 0, text
+    assert f"Race {race_id}: terrace, goal terrace, 1 player, seed " in text
+    assert "Solo: place 1, resigned" in text and "terrace left 11, 1 move\n" in text
+    assert "final board after 1 move:" in text and "players" not in text and " 1 moves" not in text
 
 
 async def test_replay_of_an_unknown_race_exits_1(server: RaceServer) -> None:

@@ -5,6 +5,7 @@ played over the wire (tests/server/known_deal.py)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -18,6 +19,7 @@ from tests.server.wire import Client
 from tests.terrace.solve.games import LOST_AT_189
 
 from .test_records import ns, run
+from .test_terminal import _exit, _expect, _spawn
 
 Connect = Callable[..., Awaitable[Client]]
 
@@ -112,3 +114,57 @@ async def test_the_l_key_jumps_to_the_move_that_lost_it(
     shown = [line for line in text.splitlines() if line.startswith(("move ", "the deal"))]
     assert shown[0].startswith("the deal (209 moves to come)")
     assert shown[1].startswith("move 190 of 209: 1-F2") and "lost it" in shown[1]
+
+
+# ----- stepping in a real terminal ---------------------------------------------------------
+
+VERDICT = r"hindsight \(the stock known, which no player saw\): winnable until move 190"
+PROMPT = r"\[q\] quit >"
+
+
+async def test_stepping_shows_the_verdict_on_every_step_and_jumps_to_the_end_and_back(
+    server: RaceServer, connect: Connect
+) -> None:
+    """The real command in a pty: hindsight's verdict in one line from the deal on, End (or
+    e) to the last move with the whole verdict, Home (or s) back to the deal, and a line of
+    the keys for a key it does not know."""
+    race = await race_lost_at_189(server, await connect(name="Ann"))
+    child = _spawn("replay", race, "--server", server.url)
+    # the first analysis of a race may take the server's solver a while
+    await child.expect(r"the deal \(209 moves to come\)", timeout=90, async_=True)
+    await _expect(child, VERDICT)  # at the deal already: what `l` will show
+    shown = await _expect(child, PROMPT)
+    assert "a win from after move 189" not in shown  # the missed win waits for the last step
+    assert "[s/Home] start  [e/End] end" in shown and "[l] move 190" in shown
+
+    child.send("\x1b[F")  # End: at once, no Enter
+    await _expect(child, r"move 209 of 209: ")
+    await _expect(child, VERDICT)
+    await _expect(child, r"a win from after move 189 \(\d+ moves\)")
+    await _expect(child, PROMPT)
+    child.send("\x1b[H")  # Home
+    await _expect(child, r"the deal \(209 moves to come\)")
+    await _expect(child, PROMPT)
+    child.sendline("e")
+    await _expect(child, r"move 209 of 209: ")
+    await _expect(child, PROMPT)
+    child.sendline("s")
+    await _expect(child, r"the deal \(209 moves to come\)")
+    await _expect(child, PROMPT)
+    child.sendline("n")
+    await _expect(child, r"move 1 of 209: .*\n.*\n")  # a step in the middle
+    shown = await _expect(child, PROMPT)
+    assert re.search(VERDICT, shown) and "a win from" not in shown, shown
+
+    child.sendline("x")  # not a key: the keys, and the same step, not drawn again
+    keys = await _expect(child, r"Keys: .*q quit\.")
+    assert "Keys: Enter/n next move, b back, s/Home the deal, e/End the last move" in keys
+    assert "l move 190 (hindsight), q quit." in keys
+    assert "move 1 of 209" not in keys, keys
+    again = await _expect(child, PROMPT)
+    assert "move 1 of 209" not in again and "Ann: place" not in again, again
+    child.sendline("l")
+    await _expect(child, r"move 190 of 209: 1-F2 .*this move lost it")
+    await _expect(child, PROMPT)
+    child.sendline("q")
+    assert await _exit(child) == 0

@@ -191,6 +191,23 @@ async def test_practice_fits_the_terminal_and_help_teaches_this_variant(cols: in
         term.close()
 
 
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+async def test_help_at_the_base_choice_shows_all_four_bases(cols: int, lines: int) -> None:
+    """The first move picks one of the cards on piles 1-4 (docs/rules.md): help shows all four."""
+    term = Terminal(cols, lines, "practice", "--variant", "terrace", "--deal", "7")
+    try:
+        await term.shows("move>")
+        term.send("help\r")
+        await term.shows("Now you could type")
+        await term.settled()
+        rows = await term.holds(_bottom_bar, "the bottom bar under the help")
+        screen = "\n".join(rows)
+        for pile in "1234":
+            assert f"{pile}-F1 ({pile}f1): " in screen, screen
+    finally:
+        term.close()
+
+
 async def test_escape_then_a_move_sends_the_move() -> None:
     term = Terminal(80, 24, "practice", "--variant", "terrace", "--deal", "7")
     try:

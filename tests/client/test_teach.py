@@ -52,6 +52,26 @@ def test_help_tells_each_variants_own_rules_and_notation() -> None:
     assert "colours alternating" in terrace_text and "no second pass" in terrace_text
 
 
+@pytest.mark.parametrize("variant", ["terrace", "queen-of-italy", "signora"])
+def test_help_at_the_base_choice_lists_every_base_the_engine_allows(variant: str) -> None:
+    game = _played(variant, 7, 0)
+    legal = sorted(game.legal_moves())
+    assert legal == ["1-F1", "2-F1", "3-F1", "4-F1"]  # the engine: any of the four cards on piles 1-4
+    text = help_text(variant, game.view(), legal, [])
+    listed = [line.split()[0] for line in text.splitlines() if line.startswith("  ")]
+    assert listed == legal
+    assert "Now you could type:" in text  # nothing left out, so no count of the others
+
+
+def test_help_says_how_many_legal_moves_it_leaves_out() -> None:
+    game = _played("terrace", 3, 12)
+    legal = sorted(game.legal_moves())
+    assert len(legal) > 3
+    text = help_text("terrace", game.view(), legal, [])
+    assert f"Now you could type (3 of {len(legal)} legal moves; Tab lists them all):" in text
+    assert sum(line.startswith("  ") for line in text.splitlines()) == 3
+
+
 def test_help_gives_each_paragraph_on_one_line_for_the_screen_to_wrap() -> None:
     game = _played("terrace", 7, 0)
     lines = help_text("terrace", game.view(), sorted(game.legal_moves()), []).splitlines()
@@ -175,6 +195,49 @@ def test_the_end_screen_says_the_place_the_time_the_rule_and_what_next() -> None
     assert "You won" in to_text(end_screen(finished, "ada"), 100)
 
 
+def _first(finish: str, players: int, place: int = 1, score: int = 1) -> str:
+    """The end screen's first line for ``me`` finishing ``finish`` at ``place`` among ``players``."""
+    mine = {**_row("me"), "place": place, "finish": finish, "time": 22_800, "finished": True, "score": score}
+    others = [
+        {**_row(f"rival{n}"), "place": n + (n >= place), "finish": "stuck", "time": 9_000, "finished": True}
+        for n in range(1, players)
+    ]
+    text = to_text(end_screen({"race": "r1", "results": [mine, *others]}, "me"), 200)
+    return text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("finish", "players", "place", "said"),
+    [
+        # a race of one: nobody to beat, so never "won"; the finish says how it ended
+        ("resigned", 1, 1, "You resigned · 1st of 1 · at 0:22.8 · 1 card home"),
+        ("left", 1, 1, "You left · 1st of 1 · at 0:22.8"),
+        ("disconnected", 1, 1, "You were disconnected · 1st of 1 · at 0:22.8"),
+        ("goal", 1, 1, "You reached the goal! · 1st of 1 · at 0:22.8"),
+        ("stuck", 1, 1, "No more moves · 1st of 1 · at 0:22.8"),
+        ("time", 1, 1, "Time ran out · 1st of 1 · at 0:22.8"),
+        # several: first place is a win unless you gave up (resigned or left) to get it
+        ("goal", 3, 1, "You won! 1st of 3 · goal at 0:22.8"),
+        ("stuck", 3, 1, "You won! 1st of 3 · stuck at 0:22.8"),
+        ("time", 3, 1, "You won! 1st of 3 · time at 0:22.8"),
+        ("resigned", 3, 1, "You resigned · 1st of 3 · at 0:22.8"),
+        ("left", 3, 1, "You left · 1st of 3 · at 0:22.8"),
+        ("resigned", 3, 2, "You placed 2nd of 3 · resigned at 0:22.8"),
+        ("goal", 3, 3, "You placed 3rd of 3 · goal at 0:22.8"),
+    ],
+)
+def test_the_end_screen_calls_a_win_only_a_win(finish: str, players: int, place: int, said: str) -> None:
+    line = _first(finish, players, place)
+    assert line.startswith(said), line
+    assert ("You won" in line) == said.startswith("You won")
+
+
+def test_the_end_screen_counts_cards_home_in_the_singular_for_one() -> None:
+    assert _first("goal", 3, 2, score=1).endswith(" · 1 card home")
+    assert _first("goal", 3, 2, score=0).endswith(" · 0 cards home")
+    assert _first("goal", 3, 2, score=2).endswith(" · 2 cards home")
+
+
 def test_an_empty_board_says_why_and_how_to_get_on_it() -> None:
     from client.render import leaderboard
 
@@ -211,6 +274,49 @@ def test_play_says_hello_with_the_token_stored_for_the_name_given(config_dir: ob
     assert hello_fields(argparse.Namespace(server="ws://s/ws", name="Gil")) == {"token": "tok-gil"}
     assert hello_fields(argparse.Namespace(server="ws://s/ws", name=None)) == {"token": "tok-hal"}
     assert hello_fields(argparse.Namespace(server="ws://s/ws", name="ivy")) == {"name": "ivy"}
+
+
+@pytest.mark.parametrize(
+    ("flags", "race", "again"),
+    [
+        (
+            {"create": "terrace", "seats": 1, "winnable": True},
+            {},
+            "terrace play --create terrace --seats 1 --winnable",
+        ),
+        (
+            {"create": "signora", "seats": 3, "goal": "clear"},
+            {},
+            "terrace play --create signora --seats 3 --goal clear",
+        ),
+        ({"queue": "terrace", "winnable": True}, {}, "terrace play --queue terrace --winnable"),
+        ({"queue": "louis"}, {}, "terrace play --queue louis"),
+        (
+            {"race": "abc"},
+            {"variant": "queen-of-italy", "goal": "clear"},
+            "terrace play --queue queen-of-italy --goal clear",
+        ),
+        (
+            {"race": "abc"},
+            {"variant": "louis", "goal": "clear"},
+            "terrace play --queue louis",
+        ),  # its only goal
+    ],
+)
+def test_race_again_suggests_a_command_for_the_same_kind_of_race(
+    flags: dict[str, Any], race: dict[str, Any], again: str
+) -> None:
+    import argparse
+
+    from client.play import again_command
+
+    args = argparse.Namespace(
+        **{"queue": None, "race": None, "create": None, "seats": 2, "goal": None, "winnable": False, **flags}
+    )
+    assert again_command(args, race) == again
+    results = [{**_row("me"), "place": 1, "finish": "resigned", "time": 1000, "finished": True}]
+    text = to_text(end_screen({"race": "r1", "variant": "terrace", "results": results}, "me", again), 300)
+    assert f"race again: {again} · " in text
 
 
 def test_tab_offers_the_moves_of_a_card_typed_with_10_or_t() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -143,3 +144,44 @@ async def test_replay_steps_through_a_finished_race_one_player_at_a_time(
     await _expect(child, "quit >")
     child.sendline("q")
     assert await _exit(child) == 0
+
+
+async def _resign(child: pexpect.spawn) -> str:
+    """Resign at the move prompt; what is printed from the confirmation to the command's end."""
+    child.sendline("resign")
+    await _expect(child, "Type y to resign")
+    child.sendline("y")
+    await child.expect(pexpect.EOF, async_=True)
+    return str(child.before)
+
+
+async def test_a_race_of_one_says_one_player_and_resigning_it_is_no_win(server: RaceServer) -> None:
+    child = _spawn(
+        "play", "--server", server.url, "--create", "terrace", "--seats", "1", "--name", "newcomer"
+    )
+    await _expect(child, r"it starts when 1 player has joined\.")
+    await _expect(child, "move>")
+    child.sendline("1f")
+    await _expect(child, "1-F1")
+    await _expect(child, "move>")
+    end = " ".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", await _resign(child)).split())
+    assert "You resigned · 1st of 1 · at " in end and "You won" not in end, end
+    assert " · 1 card home" in end  # the base card
+    # the same kind of race again: created, one seat
+    assert "race again: terrace play --create terrace --seats 1 · " in end, end
+    child.close()
+    assert child.exitstatus == 0
+
+
+async def test_the_countdown_never_says_starting_in_0(
+    make_server: Callable[..., Awaitable[RaceServer]],
+) -> None:
+    srv = await make_server(countdown=1.5)
+    child = _spawn("play", "--server", srv.url, "--create", "terrace", "--seats", "1", "--name", "counted")
+    await _expect(child, "Waiting for the race to start")
+    counted = await _expect(child, "move>")
+    assert "Starting in 1…" in counted, counted  # the last second reads 1
+    assert "Starting in 0" not in counted, counted
+    await _resign(child)
+    child.close()
+    assert child.exitstatus == 0

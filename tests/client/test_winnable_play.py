@@ -37,6 +37,7 @@ async def test_play_queue_winnable_is_matched_with_a_winnable_queue_player(
     await _resign(child)
     await bob.request("resign", race=started["race"])
     await _expect(child, "bob")
+    await _expect(child, r"race again: terrace play --queue terrace --winnable")  # winnable kept
     assert await _exit(child) == 0
     record = (await bob.request("record", race=started["race"]))["race"]
     assert sorted(r["player"]["name"] for r in record["results"]) == ["alice", "bob"]
@@ -56,6 +57,8 @@ async def test_play_create_winnable_makes_a_race_on_a_proven_deal(
     assert race in created
     await _expect(child, "move>")
     await _resign(child)
+    # the same kind of race again: created, with its seats, on a winnable deal
+    await _expect(child, r"race again: terrace play --create terrace --seats 1 --winnable")
     assert await _exit(child) == 0
     watcher = await connect()
     record = (await watcher.request("record", race=race))["race"]

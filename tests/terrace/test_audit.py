@@ -318,6 +318,44 @@ def test_a_changed_status_fails_the_result(random_race: Record) -> None:
     assert failed(audit(record)) == [("result", "dora")]
 
 
+def _result_detail(record: Record, name: str) -> str:
+    (check,) = [c for c in audit(record).checks if c.name == "result" and c.player == name]
+    assert check.ok, check.detail
+    return check.detail
+
+
+@pytest.mark.parametrize(
+    ("finish", "reads"),
+    [
+        ("resigned", "resigned"),
+        ("left", "left"),
+        ("disconnected", "disconnected"),
+        ("time", "out of time"),
+    ],
+)
+def test_the_result_of_a_game_stopped_before_its_end_says_how_it_stopped(
+    random_race: Record, finish: str, reads: str
+) -> None:
+    """The engine's status of a resigned game is still ``playing`` (the record's ``status``);
+    the result line says it was resigned, not that it is being played."""
+    record = tampered(random_race)
+    dora = row(record, "dora")
+    assert dora["status"] == "playing"
+    dora["finish"] = finish
+    assert _result_detail(record, "dora").endswith(f" moves, {reads} (game status playing)")
+
+
+def test_the_result_of_a_game_that_ended_by_itself_is_its_status(goal_race: Record) -> None:
+    bob = row(goal_race, "bob")
+    assert bob["finish"] == "goal" and bob["status"] == "playing"  # the terrace goal: the game goes on
+    assert _result_detail(goal_race, "bob").endswith(" moves, goal reached (game status playing)")
+    # the base from pile 1 and the stock turned to its end lose on this seed (found by search)
+    seed = hashlib.sha256(b"audit-test:lost:3").digest()
+    stuck = make_record("terrace", "terrace", seed, [("fay", ["1-F1"] + ["S-W"] * 83, 1_000)])
+    assert row(stuck, "fay")["finish"] == "stuck"
+    assert _result_detail(stuck, "fay").endswith(" moves, lost")
+
+
 @pytest.mark.parametrize(
     ("finish", "words"),
     [
