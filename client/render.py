@@ -467,6 +467,8 @@ def lobby(races: Sequence[Mapping[str, Any]]) -> RenderableType:
         entry = race.get("entry")
         if entry and entry != "all":
             seated.append(f"  ({entry} only)", style="dim")
+        if race.get("deals") == "winnable":
+            seated.append("  (winnable deal)", style="green")
         state = str(race.get("state", "?"))
         table.add_row(
             str(race.get("id", "?")),

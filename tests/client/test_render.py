@@ -289,6 +289,7 @@ def test_lobby_lists_races() -> None:
             "entry": "bots",
             "state": "running",
             "players": [{"name": "planner", "kind": "bot"}, {"name": "greedy", "kind": "bot"}],
+            "deals": "winnable",
         },
     ]
     lines = text_lines(lobby(races))
@@ -297,7 +298,8 @@ def test_lobby_lists_races() -> None:
     assert first.endswith("15 min")
     second = next(ln for ln in lines if "77aa01bc" in ln)
     assert "louis" in second and "running" in second and "2/2" in second and "planner, greedy" in second
-    assert "1:30" in second and "bots only" in second
+    assert "1:30" in second and "bots only" in second and "(winnable deal)" in second
+    assert "winnable" not in first  # a race on any deal says nothing of it
 
 
 def test_the_screen_puts_standings_beside_the_board_when_wide_and_below_when_narrow() -> None:
