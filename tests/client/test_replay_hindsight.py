@@ -118,7 +118,7 @@ async def test_the_l_key_jumps_to_the_move_that_lost_it(
 
 # ----- stepping in a real terminal ---------------------------------------------------------
 
-VERDICT = r"hindsight \(the stock known, which no player saw\): winnable until move 190"
+VERDICT = r"hindsight \(the stock known, which no player saw\): move 190 lost it \(proven\)"
 PROMPT = r"\[q\] quit >"
 
 
