@@ -14,11 +14,12 @@ whose race ends while enough others wait goes home.
 drawn from its :class:`~bots.pace.Pace` (``planner@fast``; the house's own pace
 otherwise). Whether a person still races comes from one spectating connection
 (:class:`~bots.watch.Watcher`): once every person in the race has finished
-(``left``, resigned, reached the goal), the bots play at full speed. Once everyone
-who is not the house has finished, person or program, they play on for
-``PLAY_ON_FOR`` seconds, then resign, so the race ends and they are free again
-within seconds. Against another author's bot, then, they play at full speed from
-the first move and race it to its end.
+(``left``, resigned, reached the goal), the bots play at full speed, and once
+everyone who is not the house has finished (the person, and any other author's
+bot), they play on for ``PLAY_ON_FOR`` seconds, then resign, so the race ends and
+they are free again within seconds. A race of programs only (another author's bot
+and the house) is played at full speed from the first move, and the house bots
+play their games out: their places mean something to the bot's author.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ log = logging.getLogger("terrace.bot")
 
 DEFAULT_LINEUP = "greedy:2,planner:1"
 DEFAULT_MAX_BOTS = 30  # house bots connected at once, waiting and racing, over every variant
-PLAY_ON_FOR = 2.0  # seconds a house bot plays on once all but the house finished, then resigns
+PLAY_ON_FOR = 2.0  # seconds a house bot plays on once the person (and all but the house) finished
 
 
 @dataclass(frozen=True)

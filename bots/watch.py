@@ -1,14 +1,14 @@
 """Who still races beside the house: one spectating connection for all of its races.
 
-A house bot thinks at a person's pace only while a person races with it, and stays
-in a race only while somebody who is not the house races in it (a person, or
-another author's bot). The house's bots each have their own connection, whose
+A house bot thinks at a person's pace only while a person races with it. In a race
+a person sat in, it leaves soon after everyone who is not the house (the person,
+another author's bot) has finished; against programs alone it plays its game out,
+as a bot author measuring a bot expects. The house's bots each have their own connection, whose
 pushes the SDK reads; so the house watches the races its bots are in from one
 more connection, as a spectator: the ``spectating`` answer and every ``standings``
 push say, row by row, who is a person (``kind``) and who has finished. A race
 whose people have all finished (``left``, resigned, goal, stuck) wakes its
-thinking bots to play on at full speed; once everyone but the house has finished,
-the house bots may leave too.
+thinking bots to play on at full speed.
 
 If the watcher cannot tell (its connection dropped, the race lives on another
 node), bots keep a person's pace: racing a person too slowly is the smaller harm.
@@ -34,6 +34,7 @@ KNOW_WITHIN = 2.0  # seconds a bot waits for the first word on its race before a
 class _Race:
     known: asyncio.Event = field(default_factory=asyncio.Event)
     people_done: asyncio.Event = field(default_factory=asyncio.Event)  # set: no person races any more
+    person_seen: bool = False  # a person sat in the race
     others_done_at: float | None = None  # loop time when nobody but the house raced any more
 
 
@@ -122,15 +123,17 @@ class Watcher:
         if state is None:
             return
         state.known.set()
+        if any(r["player"].get("kind") != "bot" for r in rows):
+            state.person_seen = True
         if not people_racing(rows):
             state.people_done.set()
         if state.others_done_at is None and not others_racing(rows, self.house):
             state.others_done_at = asyncio.get_running_loop().time()
 
     def others_gone_for(self, race: str) -> float | None:
-        """Seconds since the last player in ``race`` who is not the house finished (None:
-        somebody races, or unknown)."""
+        """Seconds since the last player in ``race`` who is not the house finished, in a race a
+        person sat in (None: somebody races, no person ever sat in it, or unknown)."""
         state = self.races.get(race)
-        if state is None or state.others_done_at is None:
+        if state is None or state.others_done_at is None or not state.person_seen:
             return None
         return asyncio.get_running_loop().time() - state.others_done_at

@@ -149,7 +149,7 @@ class _Visitor(GreedyBot):
         return None if time.monotonic() > self.until else super().choose(view, legal)
 
 
-async def test_against_another_authors_bot_the_house_races_until_it_finishes(
+async def test_against_another_authors_bot_the_house_plays_its_games_out(
     server: RaceServer, house: House
 ) -> None:
     visitor = asyncio.create_task(play(_Visitor, server.url, name="visitor"))
@@ -164,8 +164,11 @@ async def test_against_another_authors_bot_the_house_races_until_it_finishes(
     assert [s.finish for s in seats if s.finish == "resigned"] == []
     [result] = await asyncio.wait_for(visitor, 30)
     assert result.finish == "resigned"
-    # once the visitor is done, the house plays on briefly and frees itself
-    await eventually(lambda: race not in server.registry.drivers, timeout=10, what="the race to end")
+    # programs only: the house bots play their games out at full speed, never resigning
+    await eventually(lambda: race not in server.registry.drivers, timeout=60, what="the race to end")
+    record = await eventually(lambda: server.archive.record(race), what="the record")
+    house_finishes = [r["finish"] for r in record["results"] if r["player"]["name"] != "visitor"]
+    assert len(house_finishes) == 3 and "resigned" not in house_finishes, house_finishes
 
 
 async def test_the_house_adds_bots_on_demand_only_up_to_its_cap() -> None:
