@@ -74,7 +74,7 @@ export async function verify(record) {
     if (stopped) add(false, `${name}: replay stops at ${stopped}`);
     else if (last.score !== row.score || last.terrace_left !== row.terrace_left || last.moves !== row.moves) {
       add(false, `${name}: the replay ends with ${last.score} home, ${last.terrace_left} terrace left, ${last.moves} moves; the record says ${row.score}, ${row.terrace_left}, ${row.moves}`);
-    } else add(true, `${name}: ${row.moves} moves replayed to ${row.score} home, ${row.terrace_left} terrace left`);
+    } else add(true, `${name}: ${row.moves} move${row.moves === 1 ? "" : "s"} replayed to ${row.score} home, ${row.terrace_left} terrace left`);
     games.push({ player: row.player, row, moves: row.move_list || [], views });
   }
   const wrong = misplaced(record.results);

@@ -81,6 +81,9 @@ async def test_the_lobby_shows_a_running_races_real_standings_on_arrival(
     assert "terrace" in await finished.inner_text()
     await card.wait_for(state="detached")
     await shot(page, "lobby-finished")
+    await page.set_viewport_size({"width": 390, "height": 844})  # the finished table fits a phone too
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    await page.set_viewport_size({"width": 1100, "height": 900})
     assert len(frames) >= 5 and not [f for f in frames if CARD.search(f)]  # the lobby never hears a card
     for c in (alice, robo):
         await c.close()
