@@ -333,15 +333,21 @@ async def test_json_says_an_unreachable_server_in_json(unused_tcp_port: int) -> 
     assert said["error"] == "offline" and said["message"].startswith("cannot reach ")
 
 
-async def test_a_replay_of_a_player_not_in_the_race_is_a_json_error(
-    server: RaceServer, connect: Connect
-) -> None:
+async def _a_race_alice_resigned(connect: Connect) -> str:
+    """A finished one-seat terrace race: alice joined, the deal was dealt, she resigned."""
     alice = await connect(name="alice")
     created = await alice.request("create", variant="terrace", seats=1, start="full")
-    race = created["race"]["id"]
+    race = str(created["race"]["id"])
     await alice.wait("started")
     await alice.request("resign", race=race)
     await alice.wait("finished")
+    return race
+
+
+async def test_a_replay_of_a_player_not_in_the_race_is_a_json_error(
+    server: RaceServer, connect: Connect
+) -> None:
+    race = await _a_race_alice_resigned(connect)
     code, out, _ = await _run(
         "replay", race, "--player", "zed", "--json", "--no-hindsight", "--server", server.url
     )
@@ -373,12 +379,7 @@ async def _into_a_closed_pipe(*args: str, stdin: bytes = b"") -> tuple[int, str]
 async def test_every_command_stops_quietly_when_its_output_is_closed(
     server: RaceServer, connect: Connect
 ) -> None:
-    alice = await connect(name="alice")
-    created = await alice.request("create", variant="terrace", seats=1, start="full")
-    race = created["race"]["id"]
-    await alice.wait("started")
-    await alice.request("resign", race=race)
-    await alice.wait("finished")
+    race = await _a_race_alice_resigned(connect)
     url = ["--server", server.url]
     for args, stdin in [
         (["--help"], b""),
