@@ -238,6 +238,16 @@ class ArenaTable(RaceTable):
         return self.started.result() if self.started.done() else None
 
 
+async def _leave(table: ArenaTable, arena: str, out: Console) -> int:
+    """Leave the arena (Ctrl-C or quit): no more pairings; the points so far stay."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        task.uncancel()  # this Ctrl-C is handled here: the goodbye must not be cancelled with it
+    await table.ask("arena_leave", arena=arena)
+    out.print("You left the arena; your points so far stay in its standings.")
+    return 0
+
+
 async def join(args: argparse.Namespace, out: Console) -> int:
     """``terrace arena join ID``: race the arena's races one after another until it ends."""
     from .layout import end_screen
@@ -254,20 +264,25 @@ async def join(args: argparse.Namespace, out: Console) -> int:
         )
         out.print("You are paired into a race as soon as someone is free; Ctrl-C leaves the arena.")
         while True:
-            if await table.next_started() is None:
+            try:
+                started = await table.next_started()
+            except asyncio.CancelledError:  # Ctrl-C while waiting to be paired
+                return await _leave(table, args.arena, out)
+            if started is None:
                 break
             screen = Screen(table, me=me, confirm=("quit", "resign", "leave"))
             table.on_change = screen.changed
             ended = await screen.run()
             if ended is None:
-                await table.ask("arena_leave", arena=args.arena)
-                out.print("You left the arena; your points so far stay in its standings.")
-                return 0
+                return await _leave(table, args.arena, out)
             assert table.finished is not None
             if not table.finished.done():
-                out.print(f"{ended} Waiting for the others… (Ctrl-C to stop)")
-                await table.finished
-            out.print(end_screen({**table.race, **table.finished.result()}, me))
+                out.print(f"{ended} Waiting for the others… (Ctrl-C leaves the arena)")
+                try:
+                    await table.finished
+                except asyncio.CancelledError:
+                    return await _leave(table, args.arena, out)
+            out.print(end_screen({**table.race, **table.finished.result()}, me, again=""))
             table.next_race()
             out.print("Next race coming: the arena pairs you again as soon as others are free…")
         final = await table.ask("arena", arena=args.arena)

@@ -153,15 +153,19 @@ def end_screen(finished: Mapping[str, Any], me: str | None, again: str | None = 
 
     ``finished`` is the ``finished`` push (or a record): ``race``, ``variant``, ``results``.
     ``again`` is the command that races the same kind of race again (default: queue
-    for the variant).
+    for the variant); an empty one leaves it out, for an arena, which pairs the player
+    again by itself.
     """
     results: Sequence[Mapping[str, Any]] = finished.get("results", [])
     race, variant = str(finished.get("race", "")), str(finished.get("variant", "terrace"))
     mine = next((r for r in results if me is not None and player_name(r.get("player")) == me), None)
     head = _your_result(mine, len(results)) if mine else Text(f"Race {race} is over.", style="bold")
     nxt = Text("Next: ", style="bold")
-    nxt.append(f"race again: {again or f'terrace play --queue {variant}'}", style="cyan")
-    nxt.append(" · ")
+    if again is None:
+        again = f"terrace play --queue {variant}"
+    if again:
+        nxt.append(f"race again: {again}", style="cyan")
+        nxt.append(" · ")
     nxt.append(f"step through it: terrace replay {race}", style="cyan")
     nxt.append(" · ")
     nxt.append(f"check it: terrace verify {race}", style="cyan")

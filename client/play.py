@@ -262,7 +262,16 @@ async def play(args: argparse.Namespace, out: Console) -> int:
             return 0
         if not table.finished.done():
             out.print(f"{ended} Waiting for the others… (Ctrl-C to stop waiting)")
-            await table.finished
+            try:
+                await table.finished
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()  # handled: stopping the wait is a way to end, not an error
+                out.print(
+                    f"Stopped waiting; the race goes on. Its results once over: terrace replay {table.race['id']}"
+                )
+                return 0
         from .layout import end_screen
 
         out.print(end_screen({**table.race, **table.finished.result()}, me, again))
@@ -299,14 +308,7 @@ async def _find_race(
         fields = {"variant": args.queue, **({"goal": args.goal} if args.goal else {})}
         if getattr(args, "winnable", False):
             fields["deals"] = "winnable"
-        queued = await table.ask("queue", **fields)
-        checked(queued)
-        winnable = ", winnable deals only" if queued.get("deals") == "winnable" else ""
-        out.print(
-            f"Queued for {queued['variant']} (goal {queued['goal']}{winnable}), position {queued['position']}."
-        )
-        if queued["position"] == 1:
-            out.print(QUEUED_ALONE.format(variant=queued["variant"]))
+        _say_queued(out, checked(await table.ask("queue", **fields)))
         return "queued"
     if args.race:
         checked(await table.ask("join", race=args.race))
@@ -337,16 +339,30 @@ async def _pick(table: RaceTable, out: Console) -> str | None:
     open_races = [r for r in listing.get("races", []) if r.get("state") == "open"]
     out.print(lobby(open_races) if open_races else "No open races right now.")
     hint = "a race id to join, a variant to queue for (terrace, signora, …), or q to quit"
-    answer = (await PromptSession[str]().prompt_async(f"Join or queue ({hint}): ")).strip()
+    try:
+        # handle_sigint=False: prompt_toolkit would take the loop's Ctrl-C handler away for good
+        ask = PromptSession[str]().prompt_async(f"Join or queue ({hint}): ", handle_sigint=False)
+        answer = (await ask).strip()
+    except (EOFError, KeyboardInterrupt):
+        return None
     if answer in ("", "q", "quit"):
         return None
     from terrace import VARIANTS
 
     if answer in VARIANTS:
-        checked(await table.ask("queue", variant=answer))
+        _say_queued(out, checked(await table.ask("queue", variant=answer)))
         return "queued"
     checked(await table.ask("join", race=answer))
     return answer
+
+
+def _say_queued(out: Console, queued: Message) -> None:
+    winnable = ", winnable deals only" if queued.get("deals") == "winnable" else ""
+    out.print(
+        f"Queued for {queued['variant']} (goal {queued['goal']}{winnable}), position {queued['position']}."
+    )
+    if queued["position"] == 1:
+        out.print(QUEUED_ALONE.format(variant=queued["variant"]))
 
 
 async def _countdown(table: RaceTable, out: Console) -> None:

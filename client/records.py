@@ -430,7 +430,9 @@ async def _key(prompt: str) -> str:
         event.app.exit(result="e")
 
     try:
-        return (await PromptSession[str](key_bindings=keys).prompt_async(prompt)).strip().lower()
+        # handle_sigint=False: prompt_toolkit would take the loop's Ctrl-C handler away for good
+        asked = PromptSession[str](key_bindings=keys).prompt_async(prompt, handle_sigint=False)
+        return (await asked).strip().lower()
     except (EOFError, KeyboardInterrupt):
         return "q"
 

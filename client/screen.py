@@ -208,7 +208,11 @@ class Screen:
             while self.table.over() is None:
                 try:
                     text = await self._session.prompt_async(
-                        lambda: ANSI(self.rendered().rstrip("\n") + "\nmove> ")
+                        lambda: ANSI(self.rendered().rstrip("\n") + "\nmove> "),
+                        # prompt_toolkit's own Ctrl-C handler, once removed, takes the loop's with
+                        # it: Ctrl-C after the screen (waiting for others, between arena races)
+                        # would do nothing. In raw mode Ctrl-C arrives as a key anyway.
+                        handle_sigint=False,
                     )
                 except (EOFError, KeyboardInterrupt):
                     return None

@@ -144,3 +144,36 @@ async def test_the_join_table_races_one_arena_race_after_another_until_the_end(s
     standings = (await server.arenas.load("tables")).standings()
     person = next(r for r in standings if r["player"]["name"] == "Person")
     assert person["races"] == len(raced) and person["points"] == 0  # resigned every race: last each time
+
+
+async def test_joining_from_the_terminal_the_end_screen_points_at_the_next_pairing_not_a_queue(
+    server: RaceServer,
+) -> None:
+    """Between arena races the arena pairs the player again by itself, so the end screen
+    offers the replay and the check but no ``terrace play --queue`` to race again."""
+    from .test_terminal import _exit, _expect, _spawn
+
+    await server.arenas.create(_spec("tty", 60, pool="all"))
+    child = _spawn("arena", "join", "tty", "--name", "Person", "--server", server.url)
+    # one race: then the person waits for a pairing that does not come, and leaves with Ctrl-C
+    bot = asyncio.ensure_future(play(GreedyBot, server.url, name="rival", arena="tty", races=1))
+    try:
+        await _expect(child, "Joined arena tty as ")
+        await _expect(child, "move>")
+        child.sendline("resign")
+        await _expect(child, "Type y to resign")
+        child.sendline("y")
+        end = await _expect(child, "Next race coming")
+        assert "You resigned" in end or "You placed 2nd of 2" in end
+        assert "step through it: terrace replay" in end and "check it: terrace verify" in end
+        assert "race again" not in end and "terrace play --queue" not in end
+        await asyncio.wait_for(bot, 30)
+        child.sendintr()  # Ctrl-C while waiting to be paired leaves the arena
+        await _expect(child, "You left the arena; your points so far stay")
+        assert await _exit(child) == 0
+        arena = await server.arenas.load("tty")
+        assert "Person" not in [p["name"] for p in arena.players.values()]  # not paired again
+        assert [r["player"]["name"] for r in arena.standings()] == ["rival", "Person"]  # the race counts
+    finally:
+        child.close(force=True)
+        await asyncio.wait_for(bot, 30)

@@ -195,6 +195,13 @@ def test_the_end_screen_says_the_place_the_time_the_rule_and_what_next() -> None
     assert "You won" in to_text(end_screen(finished, "ada"), 100)
 
 
+def test_the_end_screen_in_an_arena_offers_no_race_again_since_the_arena_pairs_you() -> None:
+    results = [{**_row("me"), "place": 1, "finish": "goal", "time": 151_400, "finished": True}]
+    text = to_text(end_screen({"race": "9f3a61c2", "variant": "terrace", "results": results}, "me", ""), 120)
+    assert "race again" not in text and "terrace play" not in text
+    assert "Next: step through it: terrace replay 9f3a61c2 · check it: terrace verify 9f3a61c2" in text
+
+
 def _first(finish: str, players: int, place: int = 1, score: int = 1) -> str:
     """The end screen's first line for ``me`` finishing ``finish`` at ``place`` among ``players``."""
     mine = {**_row("me"), "place": place, "finish": finish, "time": 22_800, "finished": True, "score": score}

@@ -185,3 +185,37 @@ async def test_the_countdown_never_says_starting_in_0(
     await _resign(child)
     child.close()
     assert child.exitstatus == 0
+
+
+async def test_ctrl_c_after_the_race_screen_stops_waiting_for_the_others_and_says_where_the_result_is(
+    server: RaceServer, connect: Connect
+) -> None:
+    """The race screen's prompt must leave Ctrl-C working once it is gone."""
+    bob = await connect(name="bob")
+    created = await bob.request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    child = _spawn("play", "--server", server.url, "--race", race, "--name", "alice")
+    await _expect(child, "move>")
+    child.sendline("resign")
+    await _expect(child, "Type y to resign")
+    child.sendline("y")
+    await _expect(child, "Waiting for the others")
+    child.sendintr()
+    await _expect(child, f"Stopped waiting; the race goes on. Its results once over: terrace replay {race}")
+    assert await _exit(child) == 0
+    assert (await bob.request("resign", race=race))["type"] == "resigned"  # the race went on without her
+
+
+async def test_ctrl_c_in_a_queue_chosen_at_the_prompt_leaves_the_queue(
+    server: RaceServer, connect: Connect
+) -> None:
+    child = _spawn("play", "--server", server.url, "--name", "alice")
+    await _expect(child, "Join or queue")
+    child.sendline("signora")
+    await _expect(child, "Queued for signora")
+    await _expect(child, "Nobody else is waiting for signora now")
+    await _expect(child, "Ctrl-C to leave")
+    child.sendintr()
+    assert await _exit(child) == 130  # interrupted, quietly
+    bob = await connect(name="bob")
+    assert (await bob.request("queue", variant="signora"))["position"] == 1  # alice is gone from it
