@@ -1,7 +1,7 @@
 // The daily deal: a variant's deal of the day, its commitment and tomorrow's, and its board (goal
 // time, then cards home), live: a board a finished attempt changed is asked again. A past day
 // shows its revealed seed (checked against its commitment here, with WebCrypto) and best lines.
-import { el, message, select, VARIANTS, who } from "./ui.js";
+import { el, message, raceTime, select, VARIANTS, who } from "./ui.js";
 
 async function sha256hex(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
@@ -16,11 +16,6 @@ async function commitmentOf(seedHex) {
   joined.set(prefix);
   joined.set(seed, prefix.length);
   return sha256hex(joined);
-}
-
-function raceTime(ms) {
-  const tenths = Math.floor(ms / 100);
-  return `${Math.floor(tenths / 600)}:${String(Math.floor(tenths / 10) % 60).padStart(2, "0")}.${tenths % 10}`;
 }
 
 function shiftDay(day, by) {

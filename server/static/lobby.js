@@ -1,6 +1,6 @@
 // The lobby: races open, counting down and running with their live standings (a snapshot on
 // subscribe, then pushes), and the recently finished ones with their winners. Never a card.
-import { clock, el, goalsOf, standingsTable, VARIANTS, who } from "./ui.js";
+import { clock, el, goalsOf, raceTime, standingsTable, VARIANTS, who } from "./ui.js";
 
 export function mount(main, _arg, conn) {
   const races = new Map(), standings = new Map();
@@ -71,7 +71,7 @@ function finishedTable(list) {
         el("td", {}, el("a", { href: `/race/${f.id}`, text: f.id })),
         el("td", { text: f.variant }), el("td", { text: f.goal }),
         el("td", {}, first ? who(first.player) : "–"),
-        el("td", { text: first ? `${first.finish}${first.time !== null ? " " + clock(first.time) : ""}` : "" }),
+        el("td", { text: first ? `${first.finish}${first.time !== null ? " " + raceTime(first.time) : ""}` : "" }),
         el("td", { class: "num", text: f.results.length }));
     })));
 }

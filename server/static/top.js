@@ -1,6 +1,6 @@
 // Leaderboards: rating, fastest goal time (all time, day, week) and wins, per variant and pool,
 // with pages and the rows around a player; live: a board a finished race changed is asked again.
-import { clock, el, goalsOf, message, select, VARIANTS, who } from "./ui.js";
+import { el, goalsOf, message, raceTime, select, VARIANTS, who } from "./ui.js";
 
 const COUNT = 10;
 
@@ -52,7 +52,7 @@ export function mount(main, _arg, conn) {
   };
 
   const draw = (a) => {
-    const value = (r) => (a.board === "fastest" ? `${clock(r.value)}.${Math.floor((r.value % 1000) / 100)}` : a.board === "rating" ? r.value.toFixed(1) : String(r.value));
+    const value = (r) => (a.board === "fastest" ? raceTime(r.value) : a.board === "rating" ? r.value.toFixed(1) : String(r.value));
     const head = a.board === "fastest" ? "goal time" : a.board === "rating" ? "rating" : "wins";
     const title = `${a.board} · ${a.variant}${a.pool ? " · " + a.pool : ""}${a.goal ? " · goal " + a.goal : ""}${a.period_key ? " · " + a.period_key : ""}`;
     const pager = el("div", { class: "pager" },

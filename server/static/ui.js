@@ -38,6 +38,12 @@ export function clock(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// A race time as the terminal shows it: minutes, seconds and tenths (a clock counting down shows whole seconds).
+export function raceTime(ms) {
+  const tenths = Math.floor(ms / 100);
+  return `${Math.floor(tenths / 600)}:${String(Math.floor(tenths / 10) % 60).padStart(2, "0")}.${tenths % 10}`;
+}
+
 export function who(player) {
   return el("span", { class: "who" }, player.name, " ", el("span", { class: `kind ${player.kind}`, text: player.kind === "bot" ? "bot" : "person" }));
 }
@@ -64,7 +70,7 @@ export function standingsTable(rows, variant) {
       el("td", {}, family ? bar(11 - r.terrace_left, 11, `${r.terrace_left} left`) : ""),
       el("td", {}, bar(r.score, 104, String(r.score))),
       el("td", { class: "num", text: r.moves }),
-      el("td", { text: r.finish ? `${r.finish}${r.time !== null && r.time !== undefined ? " " + clock(r.time) : ""}` : "" }),
+      el("td", { text: r.finish ? `${r.finish}${r.time !== null && r.time !== undefined ? " " + raceTime(r.time) : ""}` : "" }),
     ))));
 }
 

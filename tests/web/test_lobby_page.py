@@ -75,10 +75,13 @@ async def test_the_lobby_shows_a_running_races_real_standings_on_arrival(
     # pushes keep it right: a resignation shows as a finish, the end moves it to "recently finished"
     await robo.request("resign", race=race)
     await card.get_by_text("resigned").wait_for()
+    robo_finish = await card.locator("tbody tr", has_text="robo").locator("td").last.text_content()
+    assert re.fullmatch(r"resigned \d:\d\d\.\d", robo_finish or ""), robo_finish  # tenths, as in the terminal
     await alice.request("resign", race=race)
     finished = page.locator(f'table.finished tr[data-race="{race}"]')
     await finished.wait_for()
     assert "terrace" in await finished.inner_text()
+    assert re.search(r"resigned \d:\d\d\.\d", await finished.inner_text())  # the winner's finish and time
     await card.wait_for(state="detached")
     await shot(page, "lobby-finished")
     await page.set_viewport_size({"width": 390, "height": 844})  # the finished table fits a phone too
