@@ -28,6 +28,7 @@ import asyncio
 import inspect
 import logging
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,10 @@ log = logging.getLogger("terrace.bot")
 
 DEFAULT_LINEUP = "greedy:2,planner:1"
 DEFAULT_MAX_BOTS = 30  # house bots connected at once, waiting and racing, over every variant
+NAME_MAX = 24  # the server's longest name
+NAME_TRIES = 50  # names tried for one bot before the house gives up (each taken by someone else)
+# short enough that a bot's name with its variant fits NAME_MAX
+VARIANT_TAGS = {"terrace": "terrace", "queen-of-italy": "queen", "signora": "signora", "louis": "louis"}
 PLAY_ON_FOR = 2.0  # seconds a house bot plays on once the person (and all but the house) finished
 
 
@@ -150,12 +155,19 @@ class House:
             await self.watcher.close()
         return self.results
 
-    def _add(self, slot: int, variant: str) -> None:
+    def _name(self, slot: int, variant: str) -> str:
+        """The next name for a bot of ``slot`` in ``variant``'s queue: ``house-greedy-3``, or with
+        several variants ``house-greedy-queen-3``; always a valid name (24 characters at most)."""
         short = self.lineup[slot].spec.rsplit(":", 1)[-1].lower().removesuffix("bot") or "bot"
-        self._numbers[short + variant] += 1
-        name = f"{self.prefix}-{short}-{self._numbers[short + variant]}"
-        if len(self.variants) > 1:
-            name += "-" + variant
+        short = re.sub(r"[^a-z0-9_-]", "", short) or "bot"
+        key = short + " " + variant
+        self._numbers[key] += 1
+        tail = f"-{VARIANT_TAGS.get(variant, variant)}" if len(self.variants) > 1 else ""
+        tail += f"-{self._numbers[key]}"
+        return f"{self.prefix}-{short}"[: NAME_MAX - len(tail)] + tail
+
+    def _add(self, slot: int, variant: str) -> None:
+        name = self._name(slot, variant)
         seat = _Seat(slot, variant)
         self.waiting[slot, variant] += 1
         self.bots += 1
@@ -185,7 +197,20 @@ class House:
 
         racer = Racer(paced, self.url, name=name)
         try:
-            await racer.connect()
+            for _ in range(NAME_TRIES):
+                try:
+                    await racer.connect()
+                    break
+                except SDKError as exc:
+                    if exc.code != "name_taken":
+                        raise
+                    # someone else (an account, a guest, another house) has it: the next number
+                    await racer.close()
+                    taken, name = name, self._name(seat.slot, seat.variant)
+                    log.info("%s is taken; trying %s", taken, name)
+                    racer = Racer(paced, self.url, name=name)
+            else:
+                raise SDKError(f"no free house name after {NAME_TRIES} tries (the last: {name})")
             self.own.add(str(racer.player["id"]))
             played = 0
             while self.races is None or played < self.races:

@@ -86,6 +86,21 @@ async def _queue_and_start(server: RaceServer, name: str) -> tuple[Client, dict[
     return person, started, time.monotonic() - t0
 
 
+async def test_a_house_name_someone_else_holds_is_skipped_for_the_next_number(server: RaceServer) -> None:
+    squatter = await _person(server, "house-greedy-1")  # a guest (or an account) took a house name first
+    h = House(server.url, parse_lineup(DEFAULT_LINEUP), ["terrace"])
+    task = asyncio.create_task(h.run())
+    try:
+        await eventually(lambda: _waiting(server) == 3, what="three house bots in the queue")
+        names = sorted(p.name for w in server.matchmaking.queues.values() for p in w.players)
+        assert names == ["house-greedy-2", "house-greedy-3", "house-planner-1"]
+        assert not task.done()
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await squatter.close()
+
+
 async def test_with_the_default_house_every_person_who_queues_is_racing_within_10_s(
     server: RaceServer, house: House
 ) -> None:
@@ -207,9 +222,6 @@ async def test_terrace_bot_house_with_no_server_fails_at_once_with_one_line() ->
 
 
 async def test_a_house_bot_the_server_refuses_stops_the_house_with_the_reason(server: RaceServer) -> None:
-    squatter = await _person(server, "house-random-1")  # the name the house's first bot would take
-    try:
-        with pytest.raises(SDKError, match="name_taken"):
-            await asyncio.wait_for(House(server.url, [Slot("random", 2)], ["terrace"]).run(), 20)
-    finally:
-        await squatter.close()
+    house = House(server.url, [Slot("random", 2)], ["terrace"], prefix="9")  # a name must start with a letter
+    with pytest.raises(SDKError, match="bad_name"):
+        await asyncio.wait_for(house.run(), 20)

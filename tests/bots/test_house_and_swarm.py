@@ -12,6 +12,7 @@ import pytest
 from bots.house import Slot, keep_house, parse_lineup
 from bots.swarm import swarm
 from server.app import RaceServer
+from tests.poll import eventually
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]
@@ -65,19 +66,27 @@ async def test_a_person_queueing_alone_races_the_house_bots_at_once(
     assert all(r.players == 4 and r.place is not None for r in results)
 
 
-async def test_house_bots_wait_in_each_variant_given(server: RaceServer) -> None:
-    house = asyncio.create_task(keep_house(server.url, [Slot("greedy", 1)], ["terrace", "louis"]))
+async def test_house_bots_wait_in_each_variant_given_under_names_that_fit(server: RaceServer) -> None:
+    """With several variants a name carries the variant's short tag: queen-of-italy in full
+    would make a planner's name longer than the server allows, and the house would not start."""
+    lineup = [Slot("greedy", 1), Slot("planner", 1)]
+    house = asyncio.create_task(keep_house(server.url, lineup, ["terrace", "louis", "queen-of-italy"]))
     try:
-        for _ in range(100):
-            await asyncio.sleep(0.05)
-            if len(server.matchmaking.queues) == 2:
-                break
-        assert sorted(server.matchmaking.queues) == [
-            ("louis", "clear", "all", "any"),
-            ("terrace", "terrace", "all", "any"),
-        ]
+        await eventually(
+            lambda: sum(len(w.players) for w in server.matchmaking.queues.values()) == 6,
+            what="six bots waiting",
+        )
+        assert sorted(k[0] for k in server.matchmaking.queues) == ["louis", "queen-of-italy", "terrace"]
         names = sorted(p.name for w in server.matchmaking.queues.values() for p in w.players)
-        assert names == ["house-greedy-1-louis", "house-greedy-1-terrace"]
+        assert names == [
+            "house-greedy-louis-1",
+            "house-greedy-queen-1",
+            "house-greedy-terrace-1",
+            "house-planner-louis-1",
+            "house-planner-queen-1",
+            "house-planner-terrace-1",
+        ]
+        assert not house.done()
     finally:
         house.cancel()
         with pytest.raises(asyncio.CancelledError):
