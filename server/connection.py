@@ -57,7 +57,7 @@ class Connection:
     bucket: TokenBucket
     outbound: Outbound = UNLIMITED
     player: Player | None = None
-    bad_in_row: int = 0  # refused messages (bad, rate-limited, busy) since the last accepted one
+    bad_in_row: int = 0  # refused messages (bad, rate-limited; not busy) since the last accepted one
     spectating: set[str] = field(default_factory=set)
     views: ViewMode = "full"  # how its `moved` answers carry the view (hello's `views`)
     _timer: asyncio.TimerHandle | None = None

@@ -51,17 +51,25 @@ async def serve_connection(server: RaceServer, ws: ServerConnection) -> None:
     server.metrics.connections.inc()
     pending: Inbox[dict[str, Any]] = Inbox(config.max_pending)
     worker = asyncio.create_task(_work(server, conn, pending))
+    closing: asyncio.Task[None] | None = None
     try:
         async for frame in ws:
+            if closing is not None:
+                continue  # read on and drop: the client's close frame is behind what it sent before
             if not _admit(server, conn, frame, pending):
-                await ws.close(CLOSE_POLICY, "too many bad or rate-limited messages")
-                break
+                # Not awaited here: a reader that stops reading stops websockets' reading too,
+                # once its buffer is full, and the close would wait out close_timeout (10 s)
+                # before the client heard it.
+                closing = asyncio.create_task(ws.close(CLOSE_POLICY, "too many bad or rate-limited messages"))
     except ConnectionClosed:
         pass
     finally:
         worker.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):  # whatever ended it, clean up
             await worker
+        if closing is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await closing
         server.connections.discard(conn)
         server.metrics.connections.dec()
         server.gone(conn)
@@ -90,6 +98,8 @@ def _admit(server: RaceServer, conn: Connection, frame: bytes | str, pending: In
             raise ProtocolError("busy")
     except ProtocolError as e:
         refuse(server, conn, e, rid)
+        if e.code == "busy":  # flow control, not misbehaviour: a pipelining client is told to wait
+            return True
         conn.bad_in_row += 1
         return conn.bad_in_row <= server.config.max_bad_messages
     conn.bad_in_row = 0

@@ -4,6 +4,7 @@ the server never down."""
 from __future__ import annotations
 
 import asyncio
+import time
 import json
 
 import msgpack
@@ -191,6 +192,22 @@ async def test_more_bad_messages_in_a_row_than_allowed_close_the_connection_with
     assert client.inbox == []
 
 
+async def test_a_client_cut_for_bad_messages_hears_the_close_at_once_with_more_frames_unread(
+    make_server: MakeServer,
+) -> None:
+    """The server reads on (and drops) what comes after the cut, so the client's close frame
+    gets through: had it stopped reading, the close would wait out websockets' 10 s timeout."""
+    server = await make_server(max_bad_messages=3)
+    client = await Client.open(server.url)
+    sent = time.monotonic()
+    for _ in range(300):
+        await client.send_raw(b"\xc1")
+    await asyncio.wait_for(client.closed, 30)
+    assert client.ws.close_code == 1008
+    assert time.monotonic() - sent < 5, "the close waited for a timeout"
+    assert [m["code"] for m in client.take_all("error")] == ["bad_message"] * 4
+
+
 # ----- rate limit --------------------------------------------------------------------------
 
 
@@ -283,7 +300,7 @@ async def test_rate_limited_messages_count_towards_the_close(make_server: MakeSe
     assert [(m["code"], m["re"]) for m in client.take_all("error")] == [
         ("rate_limited", i) for i in range(3, 7)
     ]
-    assert all(m == {"type": "pong", "re": m["re"]} and m["re"] in (1, 2) for m in client.inbox)
+    assert all(m["type"] == "pong" and m["re"] in (1, 2) for m in client.inbox), client.inbox
 
 
 # ----- frame size --------------------------------------------------------------------------
@@ -355,10 +372,13 @@ async def test_simultaneous_connections_past_the_per_address_limit_are_refused(
 # ----- pending queue -----------------------------------------------------------------------
 
 
-async def test_requests_past_the_pending_queue_are_refused_busy(make_server: MakeServer) -> None:
+async def test_requests_past_the_pending_queue_are_refused_busy_and_busy_never_closes(
+    make_server: MakeServer,
+) -> None:
     # A move whose lost search runs to SEARCH_LIMIT in a worker process (~0.3 s) keeps
     # this connection's request worker waiting; the reader keeps reading meanwhile.
-    server = await make_server(max_pending=2, max_bad_messages=100)
+    # Three busy in a row against a limit of one bad message: busy is flow control, not a strike.
+    server = await make_server(max_pending=2, max_bad_messages=1)
     player = await Client.open(server.url)
     await player.request("hello", name="slowpoke")
     race_id = (await player.request("create", variant="signora", seats=1))["race"]["id"]

@@ -10,9 +10,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 import terrace
 from server.app import RaceServer
 from terrace.deal import commitment
+from terrace.protocol import JSON as JSON_SUBPROTOCOL
 from terrace.protocol import MSGPACK
 from tests.poll import eventually
 
@@ -65,9 +68,12 @@ async def test_retry_after_is_a_number_of_seconds_with_decimals(make_server: Mak
     await client.close()
 
 
-async def test_twenty_refusals_in_a_row_are_answered_and_the_21st_closes(server: RaceServer) -> None:
+async def test_twenty_refusals_in_a_row_are_answered_and_the_21st_is_answered_and_closes(
+    server: RaceServer,
+) -> None:
     says(
-        "| refused messages in a row (bad, `rate_limited` or `busy`) | 20 are answered | the 21st closes with 1008 |"
+        "| refused messages in a row (bad or `rate_limited`) | 20 | each is answered; the 21st in a row is"
+        " answered too and then closes with 1008 (an accepted message starts the count again) |"
     )
     assert server.config.max_bad_messages == 20
     client = await Client.open(server.url)
@@ -181,3 +187,14 @@ def test_the_base_card_goes_to_the_lowest_empty_foundation_and_the_deal_order_is
         assert all(m.endswith("-F2") for m in homes), homes
         checked += bool(homes)
     assert checked >= 10  # deals where a second base card could start a foundation
+
+
+async def test_a_text_frame_that_is_not_utf8_closes_with_1007(server: RaceServer) -> None:
+    says("1007 (a text frame that is not UTF-8)")
+    import websockets
+
+    async with websockets.connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as ws:  # type: ignore[list-item]
+        await ws.send(b'{"type": "ping", "id": 1, "x": "\xff"}', text=True)
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 10)
+        assert ws.close_code == 1007
