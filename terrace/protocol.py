@@ -100,7 +100,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "ping": {},
     "daily": {
         "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "day": Field(str, low=10, high=10),
+        "day": Field(str, high=32),  # its form (YYYY-MM-DD) is checked by the daily deal, which says so
         "pool": Field(str, choices=POOLS),
     },
     "challenge_create": {"variant": Field(str, True, choices=tuple(VARIANTS))},
@@ -109,7 +109,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "challenge": {"challenge": _ID},
     "daily_play": {
         "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "day": Field(str, low=10, high=10),
+        "day": Field(str, high=32),  # its form (YYYY-MM-DD) is checked by the daily deal, which says so
         "practice": Field(bool),
         "ghosts": Field(int, low=0, high=8),
     },

@@ -236,6 +236,9 @@ async def test_bad_daily_requests_are_refused_with_a_code(server: RaceServer, co
     guest = await connect(MSGPACK)
     bad = await guest.request("daily", variant="terrace", day="18-11-2026")
     assert bad["type"] == "error" and bad["code"] == "bad_field" and bad["field"] == "day", bad
+    for day in ("yesterday", "2026-1-1"):  # too short, too: the message says the form either way
+        worded = await guest.request("daily", variant="terrace", day=day)
+        assert worded["message"] == "Field 'day' must be a day as YYYY-MM-DD.", worded
     nobody = await guest.request("daily_play", variant="terrace")
     assert nobody["code"] == "hello_first"
     a = await registered(server.url, "Busy")

@@ -4,6 +4,10 @@ a full-view player of the same deal is sent. Real server, real websocket clients
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from terrace.protocol import JSON, MSGPACK
@@ -28,10 +32,21 @@ async def mirrored_race(connect: Connect, variant: str) -> tuple[str, Client, Cl
     return race, full, delta, await full.wait("started"), await delta.wait("started")
 
 
+def _documented_apply_changes() -> str:
+    """PROTOCOL.md's example: the function and the line that uses it."""
+    doc = (Path(__file__).parents[2] / "PROTOCOL.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    return next(b for b in blocks if "def apply_changes" in b)
+
+
+@pytest.mark.parametrize("apply", ["ours", "documented"])
 @pytest.mark.parametrize("variant", ["terrace", "signora", "louis"])
 async def test_a_client_applying_changes_has_the_full_view_after_every_move(
-    connect: Connect, variant: str
+    connect: Connect, variant: str, apply: str
 ) -> None:
+    """With ``terrace.views.apply_changes``, and with PROTOCOL.md's example run as written."""
+    example = _documented_apply_changes()
+
     race, full, delta, started_full, started_delta = await mirrored_race(connect, variant)
     assert started_delta["view"] == started_full["view"]  # `started` carries the whole view for both
     view = started_delta["view"]
@@ -47,7 +62,12 @@ async def test_a_client_applying_changes_has_the_full_view_after_every_move(
         assert a["type"] == b["type"] == "moved", (a, b)
         assert "changes" not in a and "view" not in b  # each gets only what it asked for
         assert len(b["changes"]) < len(a["view"])  # a move never changes every field
-        view = apply_changes(view, b["changes"])
+        if apply == "ours":
+            view = apply_changes(view, b["changes"])
+        else:
+            scope: dict[str, Any] = {"view": view, "answer": b}
+            exec(example, scope)
+            view = scope["view"]
         assert view == a["view"]
         assert {k: v for k, v in strip_re(b).items() if k != "changes"} == {
             k: v for k, v in strip_re(a).items() if k != "view"
