@@ -122,6 +122,7 @@ ERRORS: dict[str, str] = {
     "not_queued": "You are not waiting in the queue.",
     "not_in_race": "You are not in race {race}.",
     "not_creator": "Only the creator of race {race} can start it.",
+    "race_empty": "Race {race} has no players yet: it can start once someone has joined.",
     "race_not_running": "Race {race} is not running.",
     "player_finished": "You have finished race {race}; no more moves.",
     "bad_seq": "Expected seq {expected}, got {seq}.",

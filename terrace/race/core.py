@@ -121,6 +121,8 @@ class Race(Reports):
         """The creator starts the countdown."""
         if self.creator is None or self.creator["id"] != player_id:
             raise ProtocolError("not_creator", race=self.id)
+        if self.state == "open" and not self.seats:  # made with join: false, nobody in it yet
+            raise ProtocolError("race_empty", race=self.id)
         return self.begin(now)
 
     def begin(self, now: int) -> list[Effect]:

@@ -267,6 +267,17 @@ async def test_start_by_a_non_creator_is_not_creator(connect: Connect) -> None:
     assert ans["race"] == race_id
 
 
+async def test_starting_a_race_nobody_joined_is_race_empty_and_it_stays_open(connect: Connect) -> None:
+    alice = await connect(name="alice")
+    race_id = (await alice.request("create", variant="terrace", seats=2, join=False))["race"]["id"]
+    ans = await alice.request("start", race=race_id)
+    assert (ans["type"], ans["code"], ans["race"]) == ("error", "race_empty", race_id)
+    bob = await connect(name="bob")
+    assert (await bob.request("join", race=race_id))["type"] == "joined"  # still open
+    started = await alice.request("start", race=race_id)  # once someone is in, it starts
+    assert started["type"] == "starting" and started["race"]["players"][0]["name"] == "bob"
+
+
 async def test_the_creator_leaving_passes_the_creator_role_to_the_next_player(connect: Connect) -> None:
     alice = await connect(name="alice")
     bob = await connect(name="bob")

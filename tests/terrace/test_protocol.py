@@ -340,6 +340,10 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "not_queued": ({}, "You are not waiting in the queue."),
     "not_in_race": ({"race": "9f3a61c2"}, "You are not in race 9f3a61c2."),
     "not_creator": ({"race": "9f3a61c2"}, "Only the creator of race 9f3a61c2 can start it."),
+    "race_empty": (
+        {"race": "9f3a61c2"},
+        "Race 9f3a61c2 has no players yet: it can start once someone has joined.",
+    ),
     "race_not_running": ({"race": "9f3a61c2"}, "Race 9f3a61c2 is not running."),
     "player_finished": ({"race": "9f3a61c2"}, "You have finished race 9f3a61c2; no more moves."),
     "bad_seq": ({"expected": 4, "seq": 6}, "Expected seq 4, got 6."),
