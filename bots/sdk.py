@@ -22,6 +22,7 @@ join or arena; moves; the end of a race), which reads best whole.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
@@ -203,7 +204,14 @@ class Racer:
         illegal = total_illegal = 0
         finish: str | None = started.get("finish")
         while legal and finish is None:
-            choice = await _decide(bot, view, legal)
+            try:
+                choice = await _decide(bot, view, legal)
+            except Exception:
+                # the bot's own failure: give its seat up before the error goes to its author,
+                # so the others are not left waiting on a player who will never move
+                with contextlib.suppress(Exception):
+                    await self._request("resign", race=race_id)
+                raise
             if choice is None:
                 await self._request("resign", race=race_id)
                 break
@@ -257,7 +265,8 @@ class Racer:
             except TimeoutError:
                 if not told and time.monotonic() - waiting_since > QUEUE_NOTICE:
                     told = True  # once a race: a bot left waiting silently looks hung
-                    log.warning("%s: %s", self._who(), _still_queued(variant, deals, QUEUE_NOTICE))
+                    others = int(answer.get("position") or 1) - 1
+                    log.warning("%s: %s", self._who(), _still_queued(variant, deals, QUEUE_NOTICE, others))
                 if race is None and self.reconnects != queued_at:
                     # back after a drop: a queue on a restarted server (or another node) forgot us
                     queued_at = self.reconnects
@@ -368,6 +377,11 @@ async def _decide(bot: Bot, view: dict[str, Any], legal: list[str]) -> str | Non
     choice = bot.choose(view, legal)
     if inspect.isawaitable(choice):
         choice = await choice
+    if choice is not None and not isinstance(choice, str):
+        raise TypeError(
+            f"{type(bot).__name__}.choose returned {choice!r}: a move is a string such as "
+            f"{legal[0]!r} (one of the legal moves), or None to resign"
+        )
     return choice
 
 
@@ -450,13 +464,25 @@ async def play(
     return results
 
 
-def _still_queued(variant: str, deals: str, seconds: float) -> str:
+def _still_queued(variant: str, deals: str, seconds: float, others: int) -> str:
+    """Why a bot may still wait, from what it knows: how many waited when it queued."""
+    kind = " for winnable deals" if deals == "winnable" else ""
+    head = f"still waiting in the {variant} queue{kind} after {seconds:.0f} s"
     if deals == "winnable":
         return (
-            f"still waiting in the {variant} queue for winnable deals after {seconds:.0f} s: only players "
-            "who asked for winnable deals are matched, and house bots wait in the any-deal queues only"
+            f"{head}: only players who asked for winnable deals are matched, and house bots wait in "
+            "the any-deal queues only"
         )
-    return f"still waiting in the {variant} queue after {seconds:.0f} s: nobody else has queued for it yet"
+    when = (
+        "nobody else was waiting when it queued"
+        if others == 0
+        else f"{others} other{'s were' if others > 1 else ' was'} waiting when it queued"
+    )
+    return (
+        f"{head}; {when}. A race forms with 4 waiting, or with 2 or more once the first has waited "
+        "the server's queue_wait (10 s by default); registered accounts from one address or install "
+        "are never seated together (same_address)"
+    )
 
 
 def run(factory: BotFactory, url: str, **options: Any) -> list[RaceResult]:

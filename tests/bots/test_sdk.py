@@ -16,6 +16,7 @@ from bots.samples.random_bot import RandomBot
 from bots.sdk import Racer, RaceResult, SDKError, play
 from server.app import RaceServer
 from tests.poll import eventually
+from tests.server.conftest import MakeServer
 from tests.server.redis_server import RedisServer, require_redis_server
 from tests.server.wire import Client
 
@@ -38,6 +39,13 @@ async def _open_race(connect: Connect, seats: int = 1, **create: Any) -> str:
     created = await host.request("create", variant="terrace", seats=seats, start="full", join=False, **create)
     assert created["type"] == "created", created
     return str(created["race"]["id"])
+
+
+async def _record_if_any(connect: Connect, race: str) -> dict[str, Any] | None:
+    c = await connect()
+    answer = await c.request("record", race=race)
+    await c.close()
+    return dict(answer["race"]) if answer["type"] == "record" else None
 
 
 async def _record(connect: Connect, race: str) -> dict[str, Any]:
@@ -212,6 +220,28 @@ async def test_a_bot_returning_none_resigns(server: RaceServer, connect: Connect
     assert (result.finish, result.moves, result.place) == ("resigned", 0, 1)
 
 
+@pytest.mark.parametrize("failure", ["returns a number", "raises"])
+async def test_a_bot_that_fails_gives_up_its_seat_and_the_error_reaches_its_author(
+    server: RaceServer, connect: Connect, failure: str
+) -> None:
+    class Broken(Bot):
+        def choose(self, view: dict[str, Any], legal: list[str]) -> Any:
+            if failure == "raises":
+                raise ZeroDivisionError("the bot's own bug")
+            return 42
+
+    race = await _open_race(connect)
+    expected = ZeroDivisionError if failure == "raises" else TypeError
+    with pytest.raises(expected) as caught:
+        await play(Broken, server.url, name="broken", race=race)
+    if failure == "returns a number":
+        assert str(caught.value).startswith("Broken.choose returned 42: a move is a string such as ")
+        assert str(caught.value).endswith("(one of the legal moves), or None to resign")
+    record = await eventually(lambda: _record_if_any(connect, race), what="the race's record")
+    [row] = record["results"]
+    assert (row["player"]["name"], row["finish"]) == ("broken", "resigned")  # its seat given up
+
+
 async def test_a_bad_token_is_an_sdk_error_with_its_code(server: RaceServer) -> None:
     with pytest.raises(SDKError, match="hello refused: bad_token") as info:
         await play(RandomBot, server.url, token="not-a-token")
@@ -307,3 +337,34 @@ async def test_a_move_answered_store_down_is_sent_again_until_the_store_is_back(
         row = next(r for r in record["race"]["results"] if r["player"]["name"] == "patient")
         assert done.moves == len(row["move_list"]) == 6  # the refused move once, when the store was back
         await helper.close()
+
+
+async def test_a_bot_kept_from_the_account_queued_beside_it_is_told_why_it_still_waits(
+    make_server: MakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two registered accounts from one address are never seated together (the default
+    rated_seats_per_address): the second bot hears that one other waited when it queued, and
+    why that may not be enough."""
+    server = await make_server(rated_seats_per_address=1)
+    early = await Client.open(server.url)
+    assert (await early.request("register", name="early", kind="bot"))["type"] == "registered"
+    late = await Client.open(server.url)
+    token = (await late.request("register", name="late", kind="bot"))["token"]
+    await late.close()
+    assert (await early.request("queue", variant="terrace"))["position"] == 1
+    caplog.set_level(logging.WARNING, logger="terrace.bot")
+    bot = asyncio.ensure_future(play(RandomBot, server.url, token=token, variant="terrace"))
+    try:
+        await eventually(lambda: "still waiting" in caplog.text, timeout=30, what="the notice")
+    finally:
+        bot.cancel()
+        await asyncio.gather(bot, return_exceptions=True)
+        await early.close()
+    assert (
+        "late: still waiting in the terrace queue after 5 s; 1 other was waiting when it queued."
+        in caplog.text
+    )
+    assert (
+        "registered accounts from one address or install are never seated together (same_address)"
+        in caplog.text
+    )
