@@ -30,6 +30,7 @@ from terrace.conversation import Message
 from . import config
 from .play import RaceTable, hello_fields
 from .render import plural
+from .suggest import server_flag
 
 
 def _when(a: Message, now: int) -> str:
@@ -282,7 +283,7 @@ async def join(args: argparse.Namespace, out: Console) -> int:
                     await table.finished
                 except asyncio.CancelledError:
                     return await _leave(table, args.arena, out)
-            out.print(end_screen({**table.race, **table.finished.result()}, me, again=""))
+            out.print(end_screen({**table.race, **table.finished.result()}, me, "", server_flag(args.server)))
             table.next_race()
             out.print("Next race coming: the arena pairs you again as soon as others are free…")
         final = await table.ask("arena", arena=args.arena)

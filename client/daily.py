@@ -27,6 +27,7 @@ from . import config
 from .play import LEFT_SCREEN, RaceTable, _countdown, hello_fields
 from .render import player_name, plural, race_time
 from .screen import Screen
+from .suggest import command
 
 
 class DailyTable(RaceTable):
@@ -124,7 +125,8 @@ async def daily(args: argparse.Namespace, out: Console) -> int:
         table.on_change = screen.changed
         ended = await screen.run()
         if ended is None:
-            out.print(LEFT_SCREEN.replace("terrace play", "terrace daily"))
+            again = f"terrace daily --variant {args.variant}" + (" --practice" if args.practice else "")
+            out.print(LEFT_SCREEN.format(command=command(args, again, name=True)))
             return 0
         assert table.finished is not None
         await table.finished

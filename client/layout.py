@@ -147,14 +147,17 @@ def _your_result(mine: Mapping[str, Any], players: int) -> Text:
     return head
 
 
-def end_screen(finished: Mapping[str, Any], me: str | None, again: str | None = None) -> RenderableType:
+def end_screen(
+    finished: Mapping[str, Any], me: str | None, again: str | None = None, server: str = ""
+) -> RenderableType:
     """The end of a race for ``me`` (a name): the place and time, the results once, the
     ranking rule in one line, and what to do next (race again, replay, verify).
 
     ``finished`` is the ``finished`` push (or a record): ``race``, ``variant``, ``results``.
     ``again`` is the command that races the same kind of race again (default: queue
     for the variant); an empty one leaves it out, for an arena, which pairs the player
-    again by itself.
+    again by itself. ``server`` is added to the replay and check commands (`` --server URL``
+    when it is not the default one: :func:`client.suggest.server_flag`).
     """
     results: Sequence[Mapping[str, Any]] = finished.get("results", [])
     race, variant = str(finished.get("race", "")), str(finished.get("variant", "terrace"))
@@ -166,9 +169,9 @@ def end_screen(finished: Mapping[str, Any], me: str | None, again: str | None = 
     if again:
         nxt.append(f"race again: {again}", style="cyan")
         nxt.append(" · ")
-    nxt.append(f"step through it: terrace replay {race}", style="cyan")
+    nxt.append(f"step through it: terrace replay {race}{server}", style="cyan")
     nxt.append(" · ")
-    nxt.append(f"check it: terrace verify {race}", style="cyan")
+    nxt.append(f"check it: terrace verify {race}{server}", style="cyan")
     parts: list[RenderableType] = [head, standings(results, me), Text(RANKING_RULE, style="dim")]
     note = rated_note(results)
     if note:

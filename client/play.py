@@ -25,6 +25,7 @@ from terrace.conversation import Message
 from . import config
 from .render import plural
 from .screen import Screen
+from .suggest import command, server_flag
 from .table import Outcome, View
 
 QUEUED_ALONE = (
@@ -207,7 +208,7 @@ def _news(events: list[Message]) -> str:
 # ----- the command ---------------------------------------------------------------------
 
 LEFT_SCREEN = (
-    "You left the screen; the race goes on without you. Run `terrace play` again to come back "
+    "You left the screen; the race goes on without you. Run `{command}` again to come back "
     "(within the server's grace period, 60 s by default), or type `leave` there to drop out."
 )
 
@@ -253,7 +254,7 @@ async def play(args: argparse.Namespace, out: Console) -> int:
         table.on_change = screen.changed
         ended = await screen.run()
         if ended is None:
-            out.print(LEFT_SCREEN)
+            out.print(LEFT_SCREEN.format(command=command(args, "terrace play", name=True)))
             return 0
         assert table.finished is not None
         again = again_command(args, table.race)
@@ -268,13 +269,12 @@ async def play(args: argparse.Namespace, out: Console) -> int:
                 task = asyncio.current_task()
                 if task is not None:
                     task.uncancel()  # handled: stopping the wait is a way to end, not an error
-                out.print(
-                    f"Stopped waiting; the race goes on. Its results once over: terrace replay {table.race['id']}"
-                )
+                results = command(args, f"terrace replay {table.race['id']}")
+                out.print(f"Stopped waiting; the race goes on. Its results once over: {results}")
                 return 0
         from .layout import end_screen
 
-        out.print(end_screen({**table.race, **table.finished.result()}, me, again))
+        out.print(end_screen({**table.race, **table.finished.result()}, me, again, server_flag(args.server)))
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()
@@ -294,7 +294,7 @@ def again_command(args: argparse.Namespace, race: Message) -> str:
         words += ["--goal", str(goal)]
     if getattr(args, "winnable", False):
         words.append("--winnable")
-    return " ".join(words)
+    return command(args, " ".join(words), name=True)
 
 
 async def _find_race(

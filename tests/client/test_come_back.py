@@ -34,13 +34,14 @@ async def test_ctrl_c_then_terrace_play_again_is_back_in_the_same_race_with_the_
     await _expect(child, "move>")
     child.sendintr()
     left = " ".join((await _expect(child, "drop\\s+out\\.")).split())
-    assert "Run `terrace play` again to come back" in left
+    # the command as it runs: this server is not the default one, and the name comes along
+    assert f"Run `terrace play --server {srv.url} --name alice` again to come back" in left
     assert await _exit(child) == 0
     stored = json.loads((config.config_dir() / config.SESSIONS).read_text())
     assert stored[srv.url]["name"] == "alice"
     assert oct(os.stat(config.config_dir() / config.SESSIONS).st_mode & 0o777) == "0o600"
 
-    # as the message says: the same command, no name needed
+    # without the name the stored session finds the race too
     again = _spawn("play", "--server", srv.url)
     back = await _expect(again, f"Back in race {race}")
     assert "alice" in back

@@ -155,6 +155,12 @@ async def _resign(child: pexpect.spawn) -> str:
     return str(child.before)
 
 
+def race_id(end: str) -> str:
+    found = re.search(r"terrace replay (\w+)", end)
+    assert found, end
+    return found.group(1)
+
+
 async def test_a_race_of_one_says_one_player_and_resigning_it_is_no_win(server: RaceServer) -> None:
     child = _spawn(
         "play", "--server", server.url, "--create", "terrace", "--seats", "1", "--name", "newcomer"
@@ -168,7 +174,12 @@ async def test_a_race_of_one_says_one_player_and_resigning_it_is_no_win(server: 
     assert "You resigned · 1st of 1 · at " in end and "You won" not in end, end
     assert " · 1 card home" in end  # the base card
     # the same kind of race again: created, one seat
-    assert "race again: terrace play --create terrace --seats 1 · " in end, end
+    url = server.url
+    assert f"race again: terrace play --create terrace --seats 1 --server {url} --name newcomer · " in end, (
+        end
+    )
+    assert f"step through it: terrace replay {race_id(end)} --server {url} · " in end  # they run as printed
+    assert f"check it: terrace verify {race_id(end)} --server {url}" in end
     child.close()
     assert child.exitstatus == 0
 
