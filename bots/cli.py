@@ -21,7 +21,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
-from link import DEFAULT_SERVER, Connection, Offline, default_server
+from link import DEFAULT_SERVER, Connection, Offline, default_server, server_url
 from link.command import run_command
 from terrace import VARIANTS
 
@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--server",
             default=default_server(),
+            type=server_url,
             help=f"websocket URL (default $TERRACE_SERVER or {DEFAULT_SERVER})",
         )
 

@@ -24,7 +24,7 @@ from typing import Any, NoReturn, TextIO, cast
 
 from rich.console import Console
 
-from link import default_server
+from link import default_server, server_url
 from link.command import run_command
 from terrace import VARIANTS
 
@@ -49,6 +49,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         sp.add_argument(
             "--server",
             default=default_server(),
+            type=server_url,
             help="websocket URL (default $TERRACE_SERVER or local)",
         )
 

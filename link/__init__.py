@@ -9,7 +9,16 @@ only ``terrace``.
 
 from terrace.session import HelloRefused, News
 
-from .connection import DEFAULT_SERVER, Connection, Offline, Refused, checked, default_server, fetch
+from .connection import (
+    DEFAULT_SERVER,
+    Connection,
+    Offline,
+    Refused,
+    checked,
+    default_server,
+    fetch,
+    server_url,
+)
 from .session import Session
 
 __all__ = [
@@ -23,4 +32,5 @@ __all__ = [
     "checked",
     "default_server",
     "fetch",
+    "server_url",
 ]

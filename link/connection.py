@@ -12,6 +12,7 @@ session's job (``link.session``). :func:`fetch` is the one-shot form.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
@@ -22,6 +23,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.typing import Subprotocol
+from websockets.uri import parse_uri
 
 from terrace.conversation import Answer, Conversation, Message, Push
 from terrace.protocol import MSGPACK, Frame
@@ -33,6 +35,19 @@ SERVER_ENV = "TERRACE_SERVER"
 ANSWER_TIMEOUT = 30.0  # no answer by then: the server is not answering
 MAX_RATE_RETRIES = 50  # a few seconds of rate_limited resends; past that the server will not take it
 MAX_FRAME = 2**20
+
+
+def server_url(text: str) -> str:
+    """``text`` if it is a websocket URL a client can connect to; else an
+    ``argparse.ArgumentTypeError`` saying why: as an option's ``type`` (``--server``, and the
+    ``$TERRACE_SERVER`` default) a typo is a usage error, never a traceback."""
+    try:
+        parse_uri(text)
+    except InvalidURI:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a websocket URL (ws://HOST:PORT/ws)") from None
+    except ValueError as exc:  # urllib's words: a port out of range, a broken IPv6 address
+        raise argparse.ArgumentTypeError(f"{text!r} is not a websocket URL: {exc}") from None
+    return text
 
 
 def default_server() -> str:

@@ -435,3 +435,18 @@ async def test_watch_json_stops_quietly_when_its_reader_goes_during_a_push(
     err = await asyncio.wait_for(proc.stderr.read(), 15)
     assert await asyncio.wait_for(proc.wait(), 15) == 141
     assert err == b"", err.decode()
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("ws://127.0.0.1:99999/ws", "Port out of range 0-65535"),
+        ("ws://[::1/ws", "Invalid IPv6 URL"),
+        ("", "is not a websocket URL (ws://HOST:PORT/ws)"),
+        ("http://127.0.0.1:8765/ws", "is not a websocket URL (ws://HOST:PORT/ws)"),
+    ],
+)
+async def test_a_server_url_that_cannot_be_one_is_a_usage_error_not_a_traceback(url: str, why: str) -> None:
+    code, out, err = await _run("races", "--server", url)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith("usage: terrace races ") and f"argument --server: {url!r}" in err and why in err
