@@ -4,8 +4,8 @@ the server never down."""
 from __future__ import annotations
 
 import asyncio
-import time
 import json
+import time
 
 import msgpack
 import pytest
