@@ -119,7 +119,7 @@ class House:
         self.paces = [pace_named(s.pace or pace) for s in lineup]
         self.max_bots = max_bots
         self.rng = random.Random(seed)
-        self.own: set[str] = set()  # the house bots' player ids
+        self.own = _Own()  # the house bots' player ids, as they are now
         self.watcher = Watcher(url, self.own)
         self.waiting: Counter[tuple[int, str]] = Counter()
         self.bots = 0  # connected or connecting
@@ -211,7 +211,7 @@ class House:
                     racer = Racer(paced, self.url, name=name)
             else:
                 raise SDKError(f"no free house name after {NAME_TRIES} tries (the last: {name})")
-            self.own.add(str(racer.player["id"]))
+            self.own.racers.add(racer)
             played = 0
             while self.races is None or played < self.races:
                 if not seat.waiting:
@@ -230,11 +230,23 @@ class House:
                     log.info("%s: enough bots wait; going home", name)
                     break
         finally:
+            self.own.racers.discard(racer)
             if seat.waiting:
                 self.waiting[seat.slot, seat.variant] -= 1
                 seat.waiting = False
             self.bots -= 1
             await racer.close()
+
+
+class _Own:
+    """The house bots' player ids, read from their sessions when asked: a bot that comes
+    back to a restarted server may have been given a new id, and it is still the house."""
+
+    def __init__(self) -> None:
+        self.racers: set[Racer] = set()
+
+    def __contains__(self, player_id: object) -> bool:
+        return any(str(r.player.get("id")) == player_id for r in self.racers)
 
 
 class Paced(Bot):

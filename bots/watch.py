@@ -12,12 +12,15 @@ thinking bots to play on at full speed.
 
 If the watcher cannot tell (its connection dropped, the race lives on another
 node), bots keep a person's pace: racing a person too slowly is the smaller harm.
+A dropped connection is opened again (a server restarted, say), and the races still
+watched are watched again on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +31,13 @@ from link import Connection, Offline
 log = logging.getLogger("terrace.bot")
 
 KNOW_WITHIN = 2.0  # seconds a bot waits for the first word on its race before assuming a person
+RECONNECT_DELAYS = (
+    0.2,
+    0.5,
+    1.0,
+    2.0,
+    5.0,
+)  # seconds between tries to open the watcher again (the last repeats)
 
 
 @dataclass
@@ -107,16 +117,32 @@ class Watcher:
             log.debug("house watcher: cannot watch race %s: %s", race, answer.get("code"))
 
     async def _read(self, link: Connection) -> None:
-        with contextlib.suppress(Offline):
-            while True:
-                msg = await link.push("standings", "finished")
-                race = str(msg.get("race"))
-                if msg["type"] == "finished":
-                    self._saw(race, [])
-                    self.races.pop(race, None)
-                else:
-                    self._saw(race, msg["rows"])
-        log.warning("house watcher: connection lost; house bots keep a person's pace")
+        while True:
+            with contextlib.suppress(Offline):
+                while True:
+                    msg = await link.push("standings", "finished")
+                    race = str(msg.get("race"))
+                    if msg["type"] == "finished":
+                        self._saw(race, [])
+                        self.races.pop(race, None)
+                    else:
+                        self._saw(race, msg["rows"])
+            log.warning("house watcher: connection lost; house bots keep a person's pace until it is back")
+            link = await self._reopen()
+            for race in list(self.races):  # what it watched, watched again (gone races are told no_race)
+                self._spawn(self._spectate(race))
+
+    async def _reopen(self) -> Connection:
+        """A new connection, tried again and again (the house lives as long as its bots)."""
+        for attempt in itertools.count():
+            await asyncio.sleep(RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)])
+            try:
+                self.link = await Connection.open(self.url)
+            except (Offline, OSError):
+                continue
+            log.info("house watcher: back")
+            return self.link
+        raise AssertionError("unreachable")
 
     def _saw(self, race: str, rows: list[Mapping[str, Any]]) -> None:
         state = self.races.get(race)

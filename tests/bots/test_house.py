@@ -225,3 +225,36 @@ async def test_a_house_bot_the_server_refuses_stops_the_house_with_the_reason(se
     house = House(server.url, [Slot("random", 2)], ["terrace"], prefix="9")  # a name must start with a letter
     with pytest.raises(SDKError, match="bad_name"):
         await asyncio.wait_for(house.run(), 20)
+
+
+async def test_after_a_server_restart_the_house_still_ends_a_race_soon_after_the_person(
+    unused_tcp_port: int,
+) -> None:
+    """The house's watcher comes back with its bots (which may have new ids): without it the
+    bots kept a person's pace after the person resigned, and the race went on for minutes."""
+    from dataclasses import replace
+
+    from tests.server.conftest import FAST
+
+    config = replace(FAST, port=unused_tcp_port, queue_wait=10.0)
+    h = House(f"ws://127.0.0.1:{unused_tcp_port}/ws", parse_lineup(DEFAULT_LINEUP), ["terrace"])
+    house = None
+    try:
+        async with RaceServer(config) as first:
+            house = asyncio.create_task(h.run())
+            await eventually(lambda: _waiting(first) == 3, what="three house bots in the queue")
+        async with RaceServer(config) as again:  # the server restarted: nothing of the first kept
+            await eventually(
+                lambda: _waiting(again) == 3, timeout=30, what="the house bots back in the queue"
+            )
+            person, started, _ = await _queue_and_start(again, "ada")
+            assert sorted(p["kind"] for p in started["players"]) == ["bot", "bot", "bot", "human"]  # type: ignore[attr-defined]
+            assert (await person.request("resign", race=started["race"]))["type"] == "resigned"
+            # the bots resign two seconds after the person; a casual move alone takes 2.5 s
+            finished = await person.wait("finished", timeout=20)
+            assert {r["finish"] for r in finished["results"]} == {"resigned"}
+            await person.close()
+    finally:
+        if house is not None:
+            house.cancel()
+            await asyncio.gather(house, return_exceptions=True)
