@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -249,7 +250,10 @@ async def play(args: argparse.Namespace, out: Console) -> int:
         assert table.started is not None
         if not table.started.done():
             out.print("Waiting for the race to start…  (Ctrl-C to leave)")
-            await _countdown(table, out)
+            try:
+                await _countdown(table, out)
+            except asyncio.CancelledError:
+                return await _leave_before_start(table, out)
         screen = Screen(table, me=me, confirm=("quit", "resign", "leave"))
         table.on_change = screen.changed
         ended = await screen.run()
@@ -278,6 +282,24 @@ async def play(args: argparse.Namespace, out: Console) -> int:
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()
+
+
+async def _leave_before_start(table: RaceTable, out: Console) -> int:
+    """Ctrl-C in the queue or the countdown: out of the queue, or out of the race, as said."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()  # handled here: leaving is what Ctrl-C was asked to do
+    race = table.race.get("id")
+    if race is None:  # still in the queue: no race yet
+        await table.ask("unqueue")
+        out.print("You left the queue.")
+        return 0
+    answer = await table.ask("leave", race=race)
+    if answer["type"] == "left":
+        out.print(f"You left race {race} before it started.")
+    else:
+        out.print(str(answer.get("message", answer.get("code"))))
+    return 0
 
 
 def again_command(args: argparse.Namespace, race: Message) -> str:
@@ -339,21 +361,30 @@ async def _pick(table: RaceTable, out: Console) -> str | None:
     open_races = [r for r in listing.get("races", []) if r.get("state") == "open"]
     out.print(lobby(open_races) if open_races else "No open races right now.")
     hint = "a race id to join, a variant to queue for (terrace, signora, …), or q to quit"
-    try:
-        # handle_sigint=False: prompt_toolkit would take the loop's Ctrl-C handler away for good
-        ask = PromptSession[str]().prompt_async(f"Join or queue ({hint}): ", handle_sigint=False)
-        answer = (await ask).strip()
-    except (EOFError, KeyboardInterrupt):
-        return None
-    if answer in ("", "q", "quit"):
-        return None
     from terrace import VARIANTS
 
-    if answer in VARIANTS:
-        _say_queued(out, checked(await table.ask("queue", variant=answer)))
-        return "queued"
-    checked(await table.ask("join", race=answer))
-    return answer
+    while True:
+        if sys.stdin.isatty():
+            try:
+                # handle_sigint=False: prompt_toolkit would take the loop's Ctrl-C handler away for good
+                ask = PromptSession[str]().prompt_async(f"Join or queue ({hint}): ", handle_sigint=False)
+                answer = (await ask).strip()
+            except (EOFError, KeyboardInterrupt):
+                return None
+        else:  # a pipe or a file: a line of it, with no terminal to draw a prompt on
+            print(f"Join or queue ({hint}): ", end="", flush=True)
+            answer = (await asyncio.to_thread(sys.stdin.readline)).strip()
+        if answer in ("", "q", "quit"):
+            return None
+        if answer in VARIANTS:
+            _say_queued(out, checked(await table.ask("queue", variant=answer)))
+            return "queued"
+        joined = await table.ask("join", race=answer)
+        if joined.get("code") in ("no_race", "race_full", "race_started", "bad_field"):  # a typo: ask again
+            out.print(f"{joined.get('message')} Type one of the ids above, a variant, or q.")
+            continue
+        checked(joined)
+        return answer
 
 
 def _say_queued(out: Console, queued: Message) -> None:

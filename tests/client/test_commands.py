@@ -450,3 +450,13 @@ async def test_a_server_url_that_cannot_be_one_is_a_usage_error_not_a_traceback(
     code, out, err = await _run("races", "--server", url)
     assert code == 2 and out == "" and "Traceback" not in err
     assert err.startswith("usage: terrace races ") and f"argument --server: {url!r}" in err and why in err
+
+
+async def test_the_pick_asks_again_after_a_race_id_that_is_not_there_and_reads_a_pipe_quietly(
+    server: RaceServer,
+) -> None:
+    code, out, err = await _run("play", "--server", server.url, "--name", "frank", stdin=b"zzz\nq\n")
+    assert code == 0, err
+    assert "There is no race 'zzz'. Type one of the ids above, a variant, or q." in out
+    assert out.count("Join or queue (") == 2  # asked again, not sent back to the shell
+    assert "Input is not a terminal" not in out + err  # a pipe gets no terminal prompt

@@ -17,6 +17,7 @@ from pathlib import Path
 import pexpect
 
 from server.app import RaceServer
+from tests.server.conftest import MakeServer
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]
@@ -227,6 +228,21 @@ async def test_ctrl_c_in_a_queue_chosen_at_the_prompt_leaves_the_queue(
     await _expect(child, "Nobody else is waiting for signora now")
     await _expect(child, "Ctrl-C to leave")
     child.sendintr()
-    assert await _exit(child) == 130  # interrupted, quietly
+    await _expect(child, "You left the queue.")
+    assert await _exit(child) == 0  # leaving is what Ctrl-C is for here
     bob = await connect(name="bob")
     assert (await bob.request("queue", variant="signora"))["position"] == 1  # alice is gone from it
+
+
+async def test_ctrl_c_in_the_countdown_leaves_the_race_before_it_starts(make_server: MakeServer) -> None:
+    srv = await make_server(countdown=60.0)
+    bob = await Client.open(srv.url)
+    assert (await bob.request("hello", name="bob"))["type"] == "welcome"
+    race = (await bob.request("create", variant="terrace", seats=2, start="full"))["race"]["id"]
+    child = _spawn("play", "--server", srv.url, "--race", race, "--name", "alice")
+    await _expect(child, "Starting in")
+    child.sendintr()
+    await _expect(child, f"You left race {race} before it started.")
+    assert await _exit(child) == 0
+    summary = srv.registry.drivers[race].race.summary()
+    assert [p["name"] for p in summary["players"]] == ["bob"]
