@@ -69,7 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--daily", action="store_true", help="play today's daily deal of --queue's variant, once")
     r.add_argument("--practice", action="store_true", help="with --daily: a practice game after the attempt")
-    r.add_argument("--races", type=int, default=1, help="races to play; 0 = for ever (default 1)")
+    r.add_argument(
+        "--races",
+        type=int,
+        help="races to play; 0 = for ever (default 1; with --arena, until the arena ends)",
+    )
     r.add_argument("--json", action="store_true", help="print each result as a JSON line")
     r.add_argument("--arena", metavar="ID", help="join this arena and race until it ends")
     r.add_argument(
@@ -131,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         if args.command == "run":
+            if args.races is None:
+                args.races = 0 if args.arena else 1  # an arena is raced to its end
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
             factory = load_bot(args.bot)

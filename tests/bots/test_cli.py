@@ -105,3 +105,21 @@ async def test_every_command_has_help() -> None:
     for cmd in ("run", "house", "register", "swarm"):
         code, out, _ = await _cli(cmd, "--help")
         assert code == 0 and "--server" in out
+
+
+async def test_run_with_an_arena_races_until_the_arena_ends_without_races_given(server: RaceServer) -> None:
+    import time
+
+    from bots.samples.greedy import GreedyBot
+    from bots.sdk import play
+    from terrace.arena import make_spec
+
+    await server.arenas.create(make_spec("cli", "terrace", "all", int((time.time() + 0.5) * 1000), 6 / 60))
+    rival = asyncio.ensure_future(play(GreedyBot, server.url, name="rival", arena="cli", races=None))
+    code, out, err = await _cli(
+        "run", "greedy", "--server", server.url, "--name", "solo", "--arena", "cli", "--json"
+    )
+    await asyncio.wait_for(rival, 30)
+    assert code == 0, err
+    races = [json.loads(line)["race"] for line in out.splitlines()]
+    assert len(races) >= 2 and len(set(races)) == len(races)  # raced on, not one race and home
