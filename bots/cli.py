@@ -103,7 +103,10 @@ def _parser() -> argparse.ArgumentParser:
         help=f"house bots at once, waiting and racing; more are added as people queue (default {DEFAULT_MAX_BOTS})",
     )
     h.add_argument(
-        "--variant", action="append", choices=list(VARIANTS), help="variant(s) to wait in (default terrace)"
+        "--variant",
+        action="append",
+        choices=[*VARIANTS, "all"],
+        help="variant(s) to wait in, repeatable; all: every variant (default terrace)",
     )
     h.add_argument("--races", type=int, default=0, help="races per house bot; 0 = for ever (default)")
 
@@ -154,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
             coro = keep_house(
                 args.server,
                 lineup,
-                args.variant or ["terrace"],
+                list(VARIANTS)
+                if "all" in (args.variant or [])
+                else list(dict.fromkeys(args.variant or ["terrace"])),
                 races=args.races or None,
                 pace=args.pace,
                 max_bots=args.max_bots,

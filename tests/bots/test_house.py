@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import terrace
 from bots.bot import Choice, View, load_bot
 from bots.house import DEFAULT_LINEUP, House, Slot, keep_house, parse_lineup
 from bots.pace import PACES, pace_named, split_pace
@@ -258,3 +259,17 @@ async def test_after_a_server_restart_the_house_still_ends_a_race_soon_after_the
         if house is not None:
             house.cancel()
             await asyncio.gather(house, return_exceptions=True)
+
+
+async def test_terrace_bot_house_variant_all_waits_in_every_variants_queue(server: RaceServer) -> None:
+    cli = Path(sys.executable).parent / "terrace-bot"
+    proc = await asyncio.create_subprocess_exec(
+        str(cli), "house", "--server", server.url, "--variant", "all", "--bots", "greedy:1",
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await eventually(lambda: _waiting(server) == 4, timeout=30, what="a house bot in each queue")
+        assert sorted(k[0] for k in server.matchmaking.queues) == sorted(terrace.VARIANTS)
+    finally:
+        proc.terminate()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
