@@ -177,7 +177,7 @@ export function mount(main, joinId, conn) {
         g.finish ? el("p", { text: "Waiting for the others to finish…" }) : el("div", {},
           el("form", { class: "typed", onsubmit: (e) => { e.preventDefault(); if (typed.value.trim()) send(typed.value.trim()); } },
             el("label", { for: "typed", text: "Move " }), typed, el("button", { type: "submit", text: "Play" })),
-          el("div", { class: "legal-list" }, el("p", { text: `${g.legal.length} legal moves:` }), el("div", { id: "legal" }, buttons)),
+          el("div", { class: "legal-list" }, el("p", { text: `${g.legal.length} legal move${g.legal.length === 1 ? "" : "s"}:` }), el("div", { id: "legal" }, buttons)),
           el("button", { type: "button", id: "resign", onclick: resign, text: "Resign" })))));
     const back = refocus && area.querySelector(refocus);
     if (back) back.focus();

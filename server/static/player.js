@@ -23,6 +23,13 @@ function ratingLine(history) {
     "aria-label": `rating after each of the last ${points.length} rated races, from ${values[0].toFixed(1)} to ${values[values.length - 1].toFixed(1)}` });
   chart.append(svg("polyline", { points: points.map((p, i) => `${x(i)},${y(p.rating)}`).join(" "), fill: "none", stroke: "currentColor", "stroke-width": 2 }));
   points.forEach((p, i) => chart.append(svg("circle", { cx: x(i), cy: y(p.rating), r: 3, "data-race": p.race })));
+  // the scale: the highest and lowest rating of the line, at its left edge
+  for (const [v, yy] of [[hi, pad + 4], [lo, h - 2]]) {
+    const label = svg("text", { x: 2, y: yy, class: "axis", "font-size": 11 });
+    label.textContent = v.toFixed(1);
+    chart.append(label);
+    if (hi === lo) break;
+  }
   return chart;
 }
 

@@ -51,7 +51,18 @@ async def test_the_ladder_board_counts_races_and_a_bots_page_shows_its_rating_hi
     page_answer = await server.leaderboards.player("Ladderbot")
     newest = page_answer["history"][0]
     assert (await history.first.locator("td").last.inner_text()) == f"{newest['rating']:.1f}"
+    assert sorted(await page.locator("#rating-line text.axis").all_text_contents()) == sorted(
+        f"{r:.1f}"
+        for r in {
+            max(h["rating"] for h in page_answer["history"]),
+            min(h["rating"] for h in page_answer["history"]),
+        }
+    )  # the line's scale: its highest and lowest rating
     await shot(page, "bot-page")
+    await page.set_viewport_size({"width": 390, "height": 844})  # a phone: the line shrinks to fit
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    await shot(page, "bot-page-phone")
+    await page.set_viewport_size({"width": 1100, "height": 900})
     await history.first.get_by_role("link").click()
     await page.wait_for_url(f"**/race/{newest['race']}")
 
