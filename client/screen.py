@@ -33,6 +33,7 @@ from .teach import cards_in_text, help_text, moves_of_card
 COMPACT_BELOW = 40  # terminal lines under which the screen saves lines (no blank lines, fewer rows)
 BOTTOM = 2  # lines under the screen: the move prompt and the bottom toolbar
 YES = frozenset({"y", "yes"})
+NO = frozenset({"n", "no"})
 
 
 class _Moves(Completer):
@@ -152,8 +153,8 @@ class Screen:
         """Act on one line of input; False when the player asked to quit.
 
         A word in ``confirm`` is asked about first ("Resign? y to confirm"): ``y``/``yes``
-        or the same word again does it, anything else is taken as usual and the question
-        drops."""
+        or the same word again does it, ``n``/``no`` only drops the question, anything else
+        is taken as usual (a move is played) and the question drops."""
         text = text.strip()
         commands = self.table.commands()
         self.help = None
@@ -163,6 +164,9 @@ class Screen:
         asked, self._asked = self._asked, None
         if asked is not None and (word in YES or word == asked):
             word = asked
+        elif asked is not None and word in NO:  # an answer, not a move to read
+            self.message = "Carrying on."
+            return True
         elif word in self.confirm:
             self._asked = word
             self.message = confirm_question(word)
@@ -269,8 +273,8 @@ def confirm_question(word: str) -> str:
     """What the screen asks before ``word`` (``quit``, ``resign``) is done."""
     what = {
         "quit": "Quit? You can come back to a race you quit. Type y to quit, anything else to stay.",
-        "resign": "Resign? Your game ends here, placed by what you have home. Type y to resign.",
-        "leave": "Leave the race? It ends for you at once and you may race again. Type y to leave.",
+        "resign": "Resign? Your game ends here, placed by what you have home. Type y to resign, anything else to play on.",
+        "leave": "Leave the race? It ends for you at once and you may race again. Type y to leave, anything else to stay.",
     }
     return what.get(word, f"{word.capitalize()}? Type y to confirm.")
 

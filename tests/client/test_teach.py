@@ -166,6 +166,18 @@ async def test_resign_and_quit_are_asked_about_before_they_are_done() -> None:
     assert not await s.handle("quit")  # the same word again confirms
 
 
+@pytest.mark.parametrize("word", ["quit", "resign", "leave"])
+async def test_no_to_a_question_only_drops_it_and_every_question_says_what_else_does(word: str) -> None:
+    table = _Table()
+    s = Screen(table, confirm=("quit", "resign", "leave"))  # type: ignore[arg-type]
+    assert await s.handle(word)
+    assert s.message is not None and f"Type y to {word}, anything else to " in s.message
+    assert await s.handle("n")  # an answer: not read as a move
+    assert table.done == [] and s.message == "Carrying on."
+    assert await s.handle("n")  # asked nothing now: read as a move as usual
+    assert table.done == ["n"]
+
+
 async def test_refusals_are_shown_in_board_notation() -> None:
     s = Screen(_Table())  # type: ignore[arg-type]
     await s.handle("5c7d")
