@@ -114,7 +114,7 @@ def ordinal(n: int) -> str:
 # How a finish is said when it, not a win, heads the end screen (see _your_result).
 FINISHED = {
     "goal": "You reached the goal!",
-    "stuck": "No more moves",
+    "stuck": "Stuck: no card can go home",
     "time": "Time ran out",
     "resigned": "You resigned",
     "left": "You left",

@@ -172,9 +172,10 @@ class RaceTable:
         self.seq, self._view, self._legal = answer["seq"], answer["view"], answer["legal"]
         news = _news(answer.get("events", []))
         if answer.get("finish"):
-            self.my_finish = {"goal": "goal reached!", "stuck": "no more moves (the game is lost)"}.get(
-                answer["finish"], answer["finish"]
-            )
+            self.my_finish = {
+                "goal": "goal reached!",
+                "stuck": "stuck (no card can go home any more: the game is lost)",
+            }.get(answer["finish"], answer["finish"])
         self.on_change()
         return Outcome(True, move=answer["move"], message=news, events=answer.get("events", []))
 

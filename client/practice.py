@@ -72,7 +72,7 @@ class PracticeTable:
             return None
         left = self.game.terrace_left
         terrace_text = f", {left} left in the terrace" if left else ""
-        return f"No more moves: the game is lost with {plural(self.game.score, 'card')} home{terrace_text}."
+        return f"No card can go home any more: the game is lost with {plural(self.game.score, 'card')} home{terrace_text}."
 
     async def move(self, text: str) -> Outcome:
         """Play ``text`` (the engine's lenient notation, or ``d`` for the stock)."""
@@ -173,5 +173,9 @@ def news(events: list[dict[str, Any]]) -> str:
         elif kind == "redealt":
             said.append(f"Deal {event.get('deal')} begins.")
         elif kind == "game_over":
-            said.append("You won!" if event.get("status") == "won" else "No more moves: the game is lost.")
+            said.append(
+                "You won!"
+                if event.get("status") == "won"
+                else "No card can go home any more: the game is lost."
+            )
     return " ".join(said)

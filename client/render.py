@@ -110,7 +110,9 @@ def _status(view: View) -> Text | None:
     if status == "won":
         return Text("WON!", style="bold green")
     if status == "lost":
-        return Text("STUCK: no more moves, the game is lost", style="bold red")  # standings say `stuck`
+        return Text(
+            "STUCK: no card can go home any more, the game is lost", style="bold red"
+        )  # standings say `stuck`
     return None
 
 

@@ -161,7 +161,7 @@ async def test_a_lost_game_says_so_and_stays_open_for_undo() -> None:
     assert {"type": "game_over", "status": "lost"} in last.events
     assert table.view()["score"] == 1  # the base alone: one card, said in the singular
     assert last.message == (
-        "No more moves: the game is lost with 1 card home, 11 left in the terrace."
+        "No card can go home any more: the game is lost with 1 card home, 11 left in the terrace."
         " Type undo to take moves back, or restart."
     )
     assert table.over() is None  # practice goes on: undo and restart still work

@@ -233,7 +233,7 @@ def _first(finish: str, players: int, place: int = 1, score: int = 1) -> str:
         ("left", 1, 1, "You left · 1st of 1 · at 0:22.8"),
         ("disconnected", 1, 1, "You were disconnected · 1st of 1 · at 0:22.8"),
         ("goal", 1, 1, "You reached the goal! · 1st of 1 · at 0:22.8"),
-        ("stuck", 1, 1, "No more moves · 1st of 1 · at 0:22.8"),
+        ("stuck", 1, 1, "Stuck: no card can go home · 1st of 1 · at 0:22.8"),
         ("time", 1, 1, "Time ran out · 1st of 1 · at 0:22.8"),
         # several: first place is a win unless you gave up (resigned or left) to get it
         ("goal", 3, 1, "You won! 1st of 3 · goal at 0:22.8"),
