@@ -21,9 +21,11 @@ from typing import Any, cast
 from rich.console import Console, Group
 from rich.live import Live
 
-from link import Connection, fetch
+from link import Connection, checked, fetch
 from terrace.conversation import Message
 from terrace.messages import RacesAnswer
+
+from .suggest import command
 
 
 async def pages(conn: Connection, first: Message, limit: int) -> tuple[list[Message], int]:
@@ -125,7 +127,14 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
     conn = await Connection.open(args.server, on_push=_json_lines(w) if args.json else w.push)
     try:
         if args.race:
-            answer = await conn.ask("spectate", race=args.race)
+            answer = await conn.request("spectate", race=args.race)
+            if (
+                answer.get("code") == "no_race"
+            ):  # over and archived, perhaps: then its record says how it ended
+                record = await conn.request("record", race=args.race)
+                if record["type"] == "record":
+                    return _over(record, args, out)
+            checked(answer)
             w.races[args.race] = answer.get("race", {})
             if answer.get("standings"):
                 w.rows[args.race] = answer["standings"]["rows"]
@@ -156,6 +165,21 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await conn.close()
+
+
+def _over(record: Message, args: argparse.Namespace, out: Console) -> int:
+    """``terrace watch`` of a race that is over: how it ended, and where to look further."""
+    if args.json:
+        print(json.dumps(record), flush=True)
+        return 0
+    from .render import standings
+
+    race = args.race
+    out.print(f"Race {race} is over.")
+    out.print(standings(record["race"].get("results", []), None))
+    replay, verify = command(args, f"terrace replay {race}"), command(args, f"terrace verify {race}")
+    out.print(f"Next: step through it: {replay} · check it: {verify}", style="cyan")
+    return 0
 
 
 def _json_lines(w: _Watch) -> Callable[[Message], None]:

@@ -334,7 +334,14 @@ async def _find_race(
         _say_queued(out, checked(await table.ask("queue", **fields)))
         return "queued"
     if args.race:
-        checked(await table.ask("join", race=args.race))
+        answer = await table.ask("join", race=args.race)
+        if (
+            answer.get("code") == "no_race"
+            and (await table.ask("record", race=args.race))["type"] == "record"
+        ):
+            over = command(args, f"terrace replay {args.race}")
+            raise Refused({"code": "race_over", "message": f"Race {args.race} is over: `{over}` shows it."})
+        checked(answer)
         return str(args.race)
     if args.create:
         fields = {"variant": args.create, "seats": args.seats, "start": "full", "join": True}

@@ -460,3 +460,20 @@ async def test_the_pick_asks_again_after_a_race_id_that_is_not_there_and_reads_a
     assert "There is no race 'zzz'. Type one of the ids above, a variant, or q." in out
     assert out.count("Join or queue (") == 2  # asked again, not sent back to the shell
     assert "Input is not a terminal" not in out + err  # a pipe gets no terminal prompt
+
+
+async def test_watching_or_joining_a_race_that_is_over_says_so_and_where_to_look(
+    server: RaceServer, connect: Connect
+) -> None:
+    race = await _a_race_alice_resigned(connect)
+    code, out, err = await _run("watch", race, "--server", server.url)
+    assert code == 0, err
+    assert f"Race {race} is over." in out and "alice" in out and "resigned" in out
+    assert f"step through it: terrace replay {race} --server {server.url}" in " ".join(out.split())
+    code, out, _ = await _run("watch", race, "--json", "--server", server.url)
+    assert code == 0 and json.loads(out)["race"]["id"] == race
+    code, out, err = await _run("play", "--race", race, "--name", "bob", "--server", server.url)
+    assert code == 1
+    assert f"Race {race} is over: `terrace replay {race} --server {server.url}` shows it." in " ".join(
+        err.split()
+    )
