@@ -9,8 +9,9 @@
     terrace arena list | show ID [--watch] | verify ID | join ID
 
 Exit codes: 0 done, 1 refused by the server, unreachable, or (verify) a
-mismatch, 2 usage, 141 stdout closed early (``terrace play | head``: see
-``_PipeGuard``). With ``--json`` an error is JSON too (client/errors.py).
+mismatch, 2 usage, 130 interrupted by Ctrl-C (where Ctrl-C is not the way a
+command ends: leaving a queue or an arena, or stopping ``watch``, is 0), 141 stdout
+closed early (``terrace play | head``: see ``_PipeGuard``). With ``--json`` an error is JSON too (client/errors.py).
 ``TERRACE_SERVER`` sets the default server.
 """
 
@@ -39,7 +40,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         prog="terrace",
         description="Race at Terrace patience from a terminal.",
         epilog=(
-            "Exit codes: 0 done, 1 refused, unreachable or (verify) a mismatch, 2 usage error,"
+            "Exit codes: 0 done (Ctrl-C that leaves a queue or an arena, or stops watch, too),"
+            " 1 refused, unreachable or (verify) a mismatch, 2 usage error, 130 interrupted,"
             " 141 output closed early (piped into head)."
         ),
     )
@@ -298,7 +300,9 @@ def main(argv: list[str] | None = None) -> int:
             from .errors import as_json
 
             work = as_json(work)  # a script reading JSON gets its errors as JSON too
-        code = run_command(work, "terrace")
+        # watching ends with Ctrl-C as a matter of course: that is a success, not an interruption
+        watching = args.command == "watch" or getattr(args, "watch", False)
+        code = run_command(work, "terrace", interrupted=0 if watching else 130)
         sys.stdout.flush()  # what is still buffered, while a closed pipe can still end us quietly
         return code
     finally:
