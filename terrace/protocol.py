@@ -37,7 +37,9 @@ class Field(NamedTuple):
 
 
 _ID = Field(str, True, low=1, high=64)
-_NAME = Field(str, low=1, high=64)  # name rules are the server's, with their own error
+# Name rules are the server's, with their own error (bad_name, which says them): the bound
+# here only keeps a frame's worth of text away from them.
+_NAME = Field(str, high=256)
 _TOKEN = Field(str, low=1, high=128)
 _CLIENT = Field(str, low=8, high=64)  # an install's own random id, the same on every connection
 
@@ -52,7 +54,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
         "views": Field(str, choices=VIEW_MODES),
     },
     "register": {
-        "name": Field(str, True, low=1, high=64),
+        "name": Field(str, True, high=256),
         "kind": Field(str, choices=KINDS),
         "client": _CLIENT,
         "views": Field(str, choices=VIEW_MODES),
@@ -61,7 +63,7 @@ REQUESTS: dict[str, dict[str, Field]] = {
     "create": {
         "variant": Field(str, True, choices=tuple(VARIANTS)),
         "goal": Field(str, choices=GOALS),
-        "seats": Field(int, low=1, high=64),
+        "seats": Field(int, low=1, high=1000),  # the server's own limit (max_seats) says its number
         "time_limit": Field(int, low=1, high=86_400),
         "entry": Field(str, choices=ENTRIES),
         "start": Field(str, choices=START_MODES),
@@ -245,6 +247,8 @@ def _checked(name: str, value: Any, field: Field) -> Any:
     size = len(value) if isinstance(value, str) else value if isinstance(value, int) else None
     if size is not None and not isinstance(value, bool):
         unit = " characters" if isinstance(value, str) else ""
+        if unit and (field.low if size < (field.low or 0) else field.high) == 1:
+            unit = " character"
         if field.low is not None and size < field.low:
             raise ProtocolError("bad_field", field=name, detail=f"must be at least {field.low}{unit}")
         if field.high is not None and size > field.high:

@@ -182,7 +182,9 @@ async def test_a_guest_gone_from_a_started_race_loses_its_name_when_the_race_end
 
 
 BAD_NAMES = [
+    pytest.param("", id="empty"),
     pytest.param("a", id="too-short"),
+    pytest.param("a" * 100, id="far-too-long"),
     pytest.param("a" * 25, id="too-long-25"),
     pytest.param("1alice", id="starts-with-digit"),
     pytest.param("_alice", id="starts-with-underscore"),
