@@ -117,7 +117,9 @@ async def daily(args: argparse.Namespace, out: Console) -> int:
             table.race = {"id": playing["race"]}
             kind = "rated attempt" if playing["rated"] else "practice game"
             ghosts = playing["ghosts"]
-            out.print(f"Your {kind} on {playing['day']}'s deal, against {ghosts} ghost(s).")
+            alone = "alone" if args.ghosts == 0 else "alone (no earlier attempt to race yet)"
+            against = f"against {plural(ghosts, 'ghost')}" if ghosts else alone
+            out.print(f"Your {kind} on {playing['day']}'s deal, {against}.")
         assert table.started is not None
         if not table.started.done():
             await _countdown(table, out)

@@ -33,6 +33,11 @@ QUEUED_ALONE = (
     "Nobody else is waiting for {variant} now: your race starts when someone else queues for it."
     " Ctrl-C leaves the queue."
 )
+QUEUED_WINNABLE_ALONE = (
+    "Nobody else is waiting for winnable {variant} deals now (house bots race any deal, so they"
+    " wait in the other queue): your race starts when someone else queues for winnable deals,"
+    " or race a winnable deal alone with --create {variant} --winnable --seats 1. Ctrl-C leaves the queue."
+)
 STILL_WAITING = 20.0  # seconds in the queue before the player is told again that nobody came
 
 
@@ -401,7 +406,10 @@ def _say_queued(out: Console, queued: Message) -> None:
         f"Queued for {queued['variant']} (goal {queued['goal']}{winnable}), position {queued['position']}."
     )
     if queued["position"] == 1:
-        out.print(QUEUED_ALONE.format(variant=queued["variant"]))
+        if queued.get("deals") == "winnable":
+            out.print(QUEUED_WINNABLE_ALONE.format(variant=queued["variant"]))
+        else:
+            out.print(QUEUED_ALONE.format(variant=queued["variant"]))
 
 
 async def _countdown(table: RaceTable, out: Console) -> None:

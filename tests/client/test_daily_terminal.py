@@ -59,7 +59,7 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     await child.expect(pexpect.EOF, async_=True)
     assert "bots · 0 attempts: nobody on this board yet" in str(child.before)
     child = _spawn("daily", "--practice", "--ghosts", "0", "--server", server.url)
-    await _expect(child, "practice game")
+    await _expect(child, "practice game on [0-9-]+'s deal, alone\\.")  # --ghosts 0
     await _expect(child, "move>")
     child.sendline("resign")
     child.sendline("y")

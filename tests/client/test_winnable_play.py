@@ -30,6 +30,7 @@ async def test_play_queue_winnable_is_matched_with_a_winnable_queue_player(
     bob = await connect(name="bob")
     child = _spawn("play", "--server", server.url, "--queue", "terrace", "--winnable", "--name", "alice")
     await _expect(child, "winnable deals only\\), position 1")
+    await _expect(child, "house bots race any deal, so they wait in the other queue")
     queued = await bob.request("queue", variant="terrace", deals="winnable")
     assert queued["position"] == 2
     started = await bob.wait("started", timeout=30)
