@@ -411,23 +411,23 @@ def _replay_json(
     return 1 if any(p["error"] for p in players) else 0
 
 
-STEP_KEYS = "Enter/n next move, b back, s/Home the deal, e/End the last move, p next player"
+STEP_KEYS = "Enter/n/→ next move, b/← back, s/Home the deal, e/End the last move, p next player"
 
 
 async def _key(prompt: str) -> str:
-    """One key (a line) from the user: Home and End act at once, as ``s`` and ``e``."""
+    """One key from the user, acted on at once (no Enter after it): a letter as itself, Enter
+    as '', Home and End as ``s`` and ``e``, the arrows as ``n`` and ``b``."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
     keys = KeyBindings()
+    named = {"enter": "", "home": "s", "end": "e", "right": "n", "left": "b"}
+    for key, result in named.items():
+        keys.add(key)(lambda event, result=result: event.app.exit(result=result))
 
-    @keys.add("home")
-    def _start(event: KeyPressEvent) -> None:
-        event.app.exit(result="s")
-
-    @keys.add("end")
-    def _end(event: KeyPressEvent) -> None:
-        event.app.exit(result="e")
+    @keys.add("<any>")  # any other key (prompt_toolkit tries it after the named ones)
+    def _other(event: KeyPressEvent) -> None:
+        event.app.exit(result=event.data.lower())
 
     try:
         # handle_sigint=False: prompt_toolkit would take the loop's Ctrl-C handler away for good
@@ -471,8 +471,9 @@ def _at_end(s: _Steps, k: int) -> bool:
 
 async def _read_key(out: Console, where: int | None) -> str:
     """A key the stepper knows; for any other, a line of the keys, and ask again."""
-    jump = f"  [l] move {where}" if where else ""
-    prompt = f"[Enter/n] next  [b] back  [s/Home] start  [e/End] end  [p] next player{jump}  [q] quit > "
+    jump = f" [l] move {where}" if where else ""
+    # short enough for 80 columns; a key it does not know lists them all (Enter, arrows, Home, End)
+    prompt = f"[n]ext [b]ack [s]tart [e]nd [p]layer{jump} [q]uit > "
     while True:
         key = await _key(prompt)
         if key in ("", "n", "b", "s", "e", "p", "q") or (key == "l" and where):

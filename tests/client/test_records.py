@@ -346,7 +346,7 @@ async def test_replay_steps_with_keys_on_a_terminal(
     monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
     code, text = await run(records.replay, ns(server, race=race_id, player=None, all=False))
     assert code == 0, text
-    assert len(prompts) == 6 and "[b] back" in prompts[0]
+    assert len(prompts) == 6 and "[b]ack" in prompts[0]
     n1, n2 = len(first["move_list"]), len(second["move_list"])
     shown = [line for line in text.splitlines() if line.startswith(("move ", "the deal"))]
     assert [line.partition("  ·")[0] for line in shown] == [

@@ -119,7 +119,7 @@ async def test_the_l_key_jumps_to_the_move_that_lost_it(
 # ----- stepping in a real terminal ---------------------------------------------------------
 
 VERDICT = r"hindsight \(the stock known, which no player saw\): move 190 lost it \(proven\)"
-PROMPT = r"\[q\] quit >"
+PROMPT = r"\[q\]uit >"
 
 
 async def test_stepping_shows_the_verdict_on_every_step_and_jumps_to_the_end_and_back(
@@ -135,7 +135,9 @@ async def test_stepping_shows_the_verdict_on_every_step_and_jumps_to_the_end_and
     await _expect(child, VERDICT)  # at the deal already: what `l` will show
     shown = await _expect(child, PROMPT)
     assert "a win from after move 189" not in shown  # the missed win waits for the last step
-    assert "[s/Home] start  [e/End] end" in shown and "[l] move 190" in shown
+    assert "[s]tart [e]nd" in shown and "[l] move 190" in shown
+    prompt = next(line for line in shown.splitlines() if "[q]uit >" in line)
+    assert len(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", prompt).strip()) <= 80  # one line at 80 columns
 
     child.send("\x1b[F")  # End: at once, no Enter
     await _expect(child, r"move 209 of 209: ")
@@ -145,26 +147,27 @@ async def test_stepping_shows_the_verdict_on_every_step_and_jumps_to_the_end_and
     child.send("\x1b[H")  # Home
     await _expect(child, r"the deal \(209 moves to come\)")
     await _expect(child, PROMPT)
-    child.sendline("e")
+    child.send("e")  # a letter acts at once too, no Enter
     await _expect(child, r"move 209 of 209: ")
     await _expect(child, PROMPT)
-    child.sendline("s")
+    child.send("s")
     await _expect(child, r"the deal \(209 moves to come\)")
     await _expect(child, PROMPT)
-    child.sendline("n")
+    child.send("n")
     await _expect(child, r"move 1 of 209: .*\n.*\n")  # a step in the middle
     shown = await _expect(child, PROMPT)
     assert re.search(VERDICT, shown) and "a win from" not in shown, shown
 
-    child.sendline("x")  # not a key: the keys, and the same step, not drawn again
-    keys = await _expect(child, r"Keys: .*q quit\.")
-    assert "Keys: Enter/n next move, b back, s/Home the deal, e/End the last move" in keys
+    child.send("x")  # not a key: the keys, and the same step, not drawn again
+    raw = await _expect(child, r"quit\.")  # wrapped to the width, its colour on each line
+    keys = " ".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw).split())
+    assert "Keys: Enter/n/→ next move, b/← back, s/Home the deal, e/End the last move" in keys
     assert "l move 190 (hindsight), q quit." in keys
     assert "move 1 of 209" not in keys, keys
     again = await _expect(child, PROMPT)
     assert "move 1 of 209" not in again and "Ann: place" not in again, again
-    child.sendline("l")
+    child.send("l")
     await _expect(child, r"move 190 of 209: 1-F2 .*this move lost it")
     await _expect(child, PROMPT)
-    child.sendline("q")
+    child.send("q")
     assert await _exit(child) == 0

@@ -132,18 +132,18 @@ async def test_replay_steps_through_a_finished_race_one_player_at_a_time(
     )  # hindsight: test_replay_hindsight
     await _expect(child, "alice")
     await _expect(child, "the deal \\(2 moves to come\\)")
-    await _expect(child, "quit >")
-    child.sendline("")  # next move
+    await _expect(child, "uit >")
+    child.send("\r")  # Enter: the next move
     await _expect(child, "move 1 of 2: 1-F1")
-    await _expect(child, "quit >")
-    child.sendline("b")  # back to the deal
+    await _expect(child, "uit >")
+    child.send("b")  # back to the deal, at once: no Enter
     await _expect(child, "the deal \\(2 moves to come\\)")
-    await _expect(child, "quit >")
-    child.sendline("p")  # the next player
+    await _expect(child, "uit >")
+    child.send("p")  # the next player
     await _expect(child, "bob")
     await _expect(child, "the deal \\(0 moves to come\\)")
-    await _expect(child, "quit >")
-    child.sendline("q")
+    await _expect(child, "uit >")
+    child.send("q")
     assert await _exit(child) == 0
 
 
