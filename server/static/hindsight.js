@@ -24,11 +24,13 @@ export function gameOf(analysis, player) {
 }
 
 // What to show beside a side's move counter at step `at` (moves played), or "".
+// The marker on step `at` of a game, or null: a red ⚑ on the move that lost it, a green ✓
+// on the last position proven winnable when which move lost it is undecided.
 export function markerAt(game, at) {
-  if (!game || at === 0) return "";
-  if (game.losing_move !== null && at === game.losing_move + 1) return "this move lost it (hindsight)";
-  if (game.verdict === "unknown" && game.last_winnable !== null && at === game.last_winnable) return "last position proven winnable (hindsight)";
-  return "";
+  if (!game || at === 0) return null;
+  if (game.losing_move !== null && at === game.losing_move + 1) return { cls: "lostmark", text: "⚑ this move lost it (hindsight)" };
+  if (game.verdict === "unknown" && game.last_winnable !== null && at === game.last_winnable) return { cls: "winmark", text: "✓ last position proven winnable (hindsight)" };
+  return null;
 }
 
 // The same words as terrace.solve.hindsight.sentence (the terminal's): only what was proven.

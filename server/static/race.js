@@ -128,6 +128,6 @@ function side(games, g, step, choose, analysis) {
   const mark = markerAt(gameOf(analysis, game.player), at);
   return el("div", { class: "side", "data-player": game.player.name },
     el("div", { class: "sidehead" }, picker, el("span", { class: "lastmove", text: ` ${at}/${game.views.length - 1}: ${last}${at === game.views.length - 1 ? ` · ${game.row.finish}` : ""}` }),
-      mark ? el("span", { class: "lostmark", role: "note", text: ` ⚑ ${mark}` }) : ""),
+      mark ? el("span", { class: mark.cls, role: "note", text: ` ${mark.text}` }) : ""),
     drawBoard(game.views[at]));
 }

@@ -81,3 +81,27 @@ async def test_the_jump_shows_the_board_of_the_player_whose_move_it_was(
     side = page.locator('.side[data-player="ann"]')
     assert (await side.locator(".lostmark").text_content() or "").strip() == "⚑ this move lost it (hindsight)"
     assert await page.locator('.side[data-player="cid"]').count() == 1  # the other side stays
+
+
+MARKERS = """async (games) => {
+  const h = await import("/static/hindsight.js");
+  return games.map(([game, at]) => h.markerAt(game, at));
+}"""
+
+
+async def test_the_marker_is_a_red_flag_on_the_losing_move_and_a_green_tick_on_the_last_winnable(
+    server: RaceServer, page: Any
+) -> None:
+    await page.goto(http_url(server))
+    proven = {"verdict": "lost_by_move", "losing_move": 41, "last_winnable": 41, "first_lost": 42}
+    undecided = {"verdict": "unknown", "losing_move": None, "last_winnable": 37, "first_lost": 214}
+    got = await page.evaluate(
+        MARKERS, [[proven, 42], [proven, 41], [undecided, 37], [undecided, 38], [undecided, 0]]
+    )
+    assert got == [
+        {"cls": "lostmark", "text": "⚑ this move lost it (hindsight)"},
+        None,
+        {"cls": "winmark", "text": "✓ last position proven winnable (hindsight)"},
+        None,
+        None,
+    ]
