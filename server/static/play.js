@@ -101,6 +101,14 @@ export function mount(main, joinId, conn) {
 
   const join = async (id) => {
     const a = await conn.request("join", { race: id });
+    if (a.type === "error" && (a.code === "race_started" || a.code === "no_race")) {
+      // under way (or finished, a reload after you resigned): it takes nobody new, but it can be watched
+      history.replaceState(null, "", "/play");
+      render();
+      return note.replaceChildren(el("p", { class: "note", role: "status", id: "cannot-join" },
+        `Race ${id} ${a.code === "no_race" ? "is over" : "is under way"} and takes nobody new: `,
+        el("a", { href: `/race/${id}`, text: "watch it" }), ", or race a new one here."));
+    }
     if (a.type === "error" && a.code !== "already_in_race") return say(`Cannot join race ${id}: ${a.message}`, "error");
     if (a.type === "joined") { s.race = a.race; s.mode = "waiting"; render(); }
   };

@@ -235,3 +235,25 @@ async def test_a_second_tab_takes_the_race_and_the_first_stays_away(housed: Race
     assert await page.locator("#status").text_content() == "opened elsewhere; reload to come back"
     await shot(page, "play-replaced")
     await second.close()
+
+
+async def test_the_link_of_a_race_under_way_offers_to_watch_it_and_race_anew(
+    server: RaceServer, page: Any
+) -> None:
+    from .races import running
+
+    race, clients = await running(server, "ann", "bob")
+    await clients[0].wait("started")
+    await _hello(page, server, "Cleo", f"/play/{race}")
+    said = page.locator("#cannot-join")
+    await said.wait_for()
+    assert (
+        await said.inner_text()
+        == f"Race {race} is under way and takes nobody new: watch it, or race a new one here."
+    )
+    assert await said.get_by_role("link", name="watch it").get_attribute("href") == f"/race/{race}"
+    assert page.url.endswith("/play")  # home again: Race now is there
+    await page.locator("#queue").wait_for()
+    await shot(page, "play-under-way")
+    for c in clients:
+        await c.close()
