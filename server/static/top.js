@@ -16,7 +16,8 @@ export function mount(main, _arg, conn) {
   main.replaceChildren(el("h1", { text: "Leaderboards" }), form, out);
 
   const drawForm = () => {
-    const around = el("input", { name: "around", id: "around", value: q.around || localStorage.getItem("terrace.name") || "", size: 12, placeholder: "a name" });
+    const around = el("input", { name: "around", id: "around", value: q.around || localStorage.getItem("terrace.name") || "", size: 12, placeholder: "a name",
+      onkeydown: (e) => { if (e.key === "Enter") { e.preventDefault(); document.getElementById("around-go").click(); } } });
     form.replaceChildren(el("div", { class: "controls" },
       el("label", {}, "board ", select("board-kind", ["rating", "fastest", "wins"], q.board)),
       el("label", {}, "variant ", select("variant", VARIANTS, q.variant)),
