@@ -89,7 +89,9 @@ def screen(
     parts: list[RenderableType] = [head]
     body = Text(help) if help else board(view, compact)
     if rows:
-        table = standings(rows, me, header=not compact, limit=row_limit)
+        table = standings(
+            rows, me, header=not compact, limit=row_limit, terrace=has_terrace(str(view.get("variant", "")))
+        )
         parts.append(_Beside(body, table, blank=not compact))
     else:
         parts.append(body)
@@ -103,6 +105,15 @@ RANKING_RULE = (
     "Ranking: goal first, by time; then more cards home; then fewer terrace cards left; "
     "then the earlier last card home. Resigning, leaving or being stuck keeps what you had home."
 )
+RANKING_RULE_LOUIS = RANKING_RULE.replace("then fewer terrace cards left; ", "")  # Louis has no terrace
+
+
+def has_terrace(variant: str) -> bool:
+    """Whether the variant's players have a terrace (the Terrace family does; Louis has none)."""
+    from terrace import VARIANTS
+
+    known = VARIANTS.get(variant)
+    return known is None or known.family == "terrace"
 
 
 def ordinal(n: int) -> str:
@@ -172,7 +183,12 @@ def end_screen(
     nxt.append(f"step through it: terrace replay {race}{server}", style="cyan")
     nxt.append(" · ")
     nxt.append(f"check it: terrace verify {race}{server}", style="cyan")
-    parts: list[RenderableType] = [head, standings(results, me), Text(RANKING_RULE, style="dim")]
+    rule = RANKING_RULE if has_terrace(variant) else RANKING_RULE_LOUIS
+    parts: list[RenderableType] = [
+        head,
+        standings(results, me, terrace=has_terrace(variant)),
+        Text(rule, style="dim"),
+    ]
     note = rated_note(results)
     if note:
         parts.append(Text(note, style="dim"))

@@ -304,9 +304,10 @@ def standings(
     *,
     header: bool = True,
     limit: int | None = None,
+    terrace: bool = True,
 ) -> RenderableType:
     """The standings table (PROTOCOL.md ``standings``): rows in place order; ``me`` (a name) marked ▶;
-    a program's name followed by ``bot``.
+    a program's name followed by ``bot``. ``terrace``: a terrace column (not for Louis, which has none).
 
     Place is the row's ``place`` once given, else its position (dim). ``limit`` rows at most:
     the leaders and ``me``'s own row, which is always shown.
@@ -322,7 +323,8 @@ def standings(
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("player", no_wrap=True, max_width=30)  # a 24-character name and " bot"
     table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("terrace", justify="right", no_wrap=True)
+    if terrace:
+        table.add_column("terrace", justify="right", no_wrap=True)
     table.add_column("moves", justify="right", no_wrap=True)
     table.add_column("finish", no_wrap=True)
     table.add_column("", no_wrap=True)  # connected
@@ -349,15 +351,15 @@ def standings(
         else:
             done = Text("racing", style="dim")
         connected = row.get("connected", True)
-        table.add_row(
-            shown,
-            who,
-            str(row.get("score", "")),
-            str(row.get("terrace_left", "")),
+        cells: list[str | Text] = [shown, who, str(row.get("score", ""))]
+        if terrace:
+            cells.append(str(row.get("terrace_left", "")))
+        cells += [
             str(row.get("moves", "")),
             done,
             Text("●", style="green") if connected else Text("○", style="dim red"),
-        )
+        ]
+        table.add_row(*cells)
     return table
 
 

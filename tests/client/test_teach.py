@@ -214,6 +214,19 @@ def test_the_end_screen_in_an_arena_offers_no_race_again_since_the_arena_pairs_y
     assert "Next: step through it: terrace replay 9f3a61c2 · check it: terrace verify 9f3a61c2" in text
 
 
+def test_a_louis_end_screen_has_no_terrace_column_nor_terrace_in_its_ranking_rule() -> None:
+    results = [
+        {**_row("me"), "place": 1, "finish": "goal", "time": 151_400, "finished": True, "terrace_left": 0}
+    ]
+    louis = to_text(end_screen({"race": "r1", "variant": "louis", "results": results}, "me"), 120)
+    assert "terrace" not in louis.replace("terrace replay", "").replace("terrace verify", "").replace(
+        "terrace play", ""
+    ), louis
+    assert "Ranking: goal first, by time; then more cards home; then the earlier last card home." in louis
+    family = to_text(end_screen({"race": "r1", "variant": "signora", "results": results}, "me"), 120)
+    assert " terrace " in family and "then fewer terrace cards left" in family
+
+
 def _first(finish: str, players: int, place: int = 1, score: int = 1) -> str:
     """The end screen's first line for ``me`` finishing ``finish`` at ``place`` among ``players``."""
     mine = {**_row("me"), "place": place, "finish": finish, "time": 22_800, "finished": True, "score": score}
