@@ -154,7 +154,7 @@ async def test_stepping_shows_the_verdict_on_every_step_and_jumps_to_the_end_and
     await _expect(child, r"the deal \(209 moves to come\)")
     await _expect(child, PROMPT)
     child.send("n")
-    await _expect(child, r"move 1 of 209: .*\n.*\n")  # a step in the middle
+    await _expect(child, r"move 1 of 209: ")  # a step in the middle: its verdict comes after this line
     shown = await _expect(child, PROMPT)
     assert re.search(VERDICT, shown) and "a win from" not in shown, shown
 

@@ -29,11 +29,14 @@ async def test_a_player_may_have_only_so_many_unstarted_races(make_server: MakeS
         "by": "you",
         "limit": 3,
     }
-    # a race that starts no longer counts
+    # a race that starts no longer counts (someone must be in it to start it)
+    bob = await _guest(server.url, "bob")
+    assert (await bob.request("join", race=made[0]["race"]["id"]))["type"] == "joined"
     assert (await alice.request("start", race=made[0]["race"]["id"]))["type"] == "starting"
     assert (await alice.request("create", variant="terrace", join=False))["type"] == "created"
     assert len(server.registry.drivers) == 4  # the refused one was never made
     await alice.close()
+    await bob.close()
 
 
 async def test_an_address_may_have_only_so_many_unstarted_races_whoever_asks(make_server: MakeServer) -> None:

@@ -150,7 +150,9 @@ def test_a_daily_race_pushes_ghost_standings_at_their_pace_and_keeps_the_seed_ba
     [
         ({"type": "daily"}, "variant"),
         ({"type": "daily", "variant": "patience"}, "variant"),
-        ({"type": "daily", "variant": "terrace", "day": "2026-11-1"}, "day"),
+        # the day's form (YYYY-MM-DD) is the daily deal's to check (tests/server/test_daily.py)
+        ({"type": "daily", "variant": "terrace", "day": "2026-11-01" * 4}, "day"),
+        ({"type": "daily", "variant": "terrace", "day": 20261101}, "day"),
         ({"type": "daily", "variant": "terrace", "pool": "everyone"}, "pool"),
         ({"type": "daily_play", "variant": "terrace", "ghosts": 9}, "ghosts"),
         ({"type": "daily_play", "variant": "terrace", "practice": 1}, "practice"),
