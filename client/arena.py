@@ -285,7 +285,12 @@ async def join(args: argparse.Namespace, out: Console) -> int:
                     return await _leave(table, args.arena, out)
             out.print(end_screen({**table.race, **table.finished.result()}, me, "", server_flag(args.server)))
             table.next_race()
-            out.print("Next race coming: the arena pairs you again as soon as others are free…")
+            # a race may outlive its arena (the server says arena_over once its last race is done)
+            over = table.over_future is not None and table.over_future.done()
+            if over or time.time() * 1000 >= int(joined.get("ends_ms") or 0) > 0:
+                out.print("The arena is over: no more races.")
+            else:
+                out.print("Next race coming: the arena pairs you again as soon as others are free…")
         final = await table.ask("arena", arena=args.arena)
         out.print(standings_table(final["arena"], final["now"]))
         return 0

@@ -79,7 +79,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     how.add_argument(
         "--create", metavar="VARIANT", choices=variants, help="create a race and wait for players"
     )
-    pl.add_argument("--seats", type=int, default=2, help="seats of a created race (default 2)")
+    pl.add_argument("--seats", type=int, help="seats of a created race (default 2)")
     pl.add_argument("--goal", choices=["terrace", "clear"], help="race goal (default: the variant's)")
     pl.add_argument("--name", help="play as a guest with this name (default: your registered account)")
     pl.add_argument(
@@ -234,6 +234,11 @@ def _usage_error(args: argparse.Namespace) -> str | None:
         return "--count must be 1..100"
     if getattr(args, "winnable", False) and not (args.queue or args.create):
         return "--winnable goes with --queue or --create"
+    if args.command == "play":  # options that would be dropped without a word
+        if args.seats is not None and not args.create:
+            return "--seats goes with --create"
+        if args.goal and not (args.queue or args.create):
+            return "--goal goes with --queue or --create"
     if not 0 <= getattr(args, "ghosts", 3) <= 8:
         return "--ghosts must be 0..8"
     if args.command == "verify" and not (args.race or args.file):
@@ -294,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         wrong = _usage_error(args)
         if wrong:
             commands[args.command].error(wrong)  # that command's usage, not terrace's
+        if args.command == "play" and args.seats is None:
+            args.seats = 2
         out = Console(highlight=False)
         work = _command(args.command)(args, out)
         if getattr(args, "json", False):

@@ -177,3 +177,27 @@ async def test_joining_from_the_terminal_the_end_screen_points_at_the_next_pairi
     finally:
         child.close(force=True)
         await asyncio.wait_for(bot, 30)
+
+
+async def test_a_race_that_outlives_its_arena_ends_with_the_arena_over_not_a_next_race(
+    server: RaceServer,
+) -> None:
+    from .test_terminal import _exit, _expect, _spawn
+
+    await server.arenas.create(_spec("brief", 3, pool="all"))
+    child = _spawn("arena", "join", "brief", "--name", "Person", "--server", server.url)
+    bot = asyncio.ensure_future(play(GreedyBot, server.url, name="rival", arena="brief", races=None))
+    try:
+        await _expect(child, "move>")
+        arena = await server.arenas.load("brief")
+        while time.time() * 1000 < arena.spec.ends_ms + 500:  # the arena ends while this race goes on
+            await asyncio.sleep(0.1)
+        child.sendline("resign")
+        await _expect(child, "Type y to resign")
+        child.sendline("y")
+        end = await _expect(child, "The arena is over: no more races.")
+        assert "Next race coming" not in end
+        assert await _exit(child) == 0
+    finally:
+        child.close(force=True)
+        await asyncio.wait_for(bot, 30)

@@ -290,6 +290,8 @@ async def test_watch_reads_every_page_of_the_lobby_before_following_it(
     [
         (["play", "--race", "abc", "--winnable"], "--winnable goes with --queue or --create"),
         (["play", "--create", "terrace", "--seats", "0"], "--seats must be at least 1"),
+        (["play", "--queue", "terrace", "--seats", "3"], "--seats goes with --create"),
+        (["play", "--goal", "clear"], "--goal goes with --queue or --create"),
         (["practice", "--deal", "0"], "--deal must be at least 1"),
         (["top", "--count", "101"], "--count must be 1..100"),
         (["top", "--page", "0"], "--page must be at least 1"),
