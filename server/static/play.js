@@ -3,7 +3,7 @@
 // targets from the server's list, refusals with the server's reason, the clock and standings.
 // The session is kept in localStorage, so a reload (or a dropped connection) resumes the race.
 import { drawBoard } from "./board.js";
-import { clock, el, goalsOf, message, select, standingsTable, VARIANTS, who } from "./ui.js";
+import { clock, el, goalsOf, message, ratedNote, select, standingsTable, VARIANTS, who } from "./ui.js";
 
 const store = {
   get: (k) => localStorage.getItem("terrace." + k),
@@ -204,6 +204,7 @@ export function mount(main, joinId, conn) {
     area.replaceChildren(el("div", { class: "finished" },
       el("h2", { id: "result", text: "The race is over" }),
       standingsTable(f.results, f.variant),
+      ratedNote(f.results) ? el("p", { class: "hint", id: "rated-note", text: ratedNote(f.results) }) : "",
       el("p", {}, el("a", { href: `/race/${f.race}`, id: "replay", text: "Watch it move by move, verified" }), " · ",
         el("button", { type: "button", id: "again", class: "primary", text: "Race again", onclick: again }))));
   };

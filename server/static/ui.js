@@ -44,6 +44,16 @@ export function raceTime(ms) {
   return `${Math.floor(tenths / 600)}:${String(Math.floor(tenths / 10) % 60).padStart(2, "0")}.${tenths % 10}`;
 }
 
+// Why a finished race does not count for ratings, or "" when it does: the terminal's words
+// (client/layout.py rated_note).
+export function ratedNote(results) {
+  const players = results.map((r) => r.player || {});
+  if (players.length < 2) return "Not rated: a race of one.";
+  if (players.some((p) => p.guest !== false)) return "Not rated: ratings count only races of registered players (guests and house bots are not).";
+  if (new Set(players.map((p) => p.kind)).size > 1) return "Not rated: ratings compare people with people and bots with bots, never a mix.";
+  return "";
+}
+
 export function who(player) {
   return el("span", { class: "who" }, player.name, " ", el("span", { class: `kind ${player.kind}`, text: player.kind === "bot" ? "bot" : "person" }));
 }

@@ -122,6 +122,9 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
     await shot(page, "play-finished")
     results = await page.locator(".finished tbody tr").all_text_contents()
     assert len(results) == 4 and any("pat" in r for r in results)
+    assert await page.locator("#rated-note").inner_text() == (
+        "Not rated: ratings count only races of registered players (guests and house bots are not)."
+    )  # the terminal's words: a person racing the house learns why no rating came of it
     assert clicks >= 3 and drags >= 1
     assert await page.locator("#replay").get_attribute("href") == f"/race/{page.url.rsplit('/', 1)[1]}"
 
