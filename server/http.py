@@ -79,7 +79,10 @@ def _route(server: RaceServer, connection: ServerConnection, request: Request, p
     if path == "/metrics":
         server.refresh_gauges()
         return response(200, server.metrics.text().decode(), "text/plain; version=0.0.4; charset=utf-8")
-    return connection.respond(http.HTTPStatus.NOT_FOUND, "not found: try /, /ws, /healthz or /metrics\n")
+    return connection.respond(
+        http.HTTPStatus.NOT_FOUND,
+        "not found: the pages are /, /play, /top, /daily and /arena; the websocket is /ws; also /healthz and /metrics\n",
+    )
 
 
 # The web pages (lobby, leaderboards, a race, playing) and their files: plain ES modules, no build step.

@@ -117,8 +117,12 @@ export function mount(main, joinId, conn) {
     const r = s.race, link = `${location.origin}/play/${r.id}`;
     const mine = r.creator && s.me && r.creator.id === s.me.id;
     area.replaceChildren(el("div", { class: "waiting" },
-      el("p", {}, `${r.variant} · goal ${r.goal} · `, el("strong", { id: "race-state", text: r.state }),
+      el("p", {}, `Race ${r.id}: ${r.variant} · goal ${r.goal} · ${r.players.length}/${r.seats} seats · `, el("strong", { id: "race-state", text: r.state }),
         r.state === "countdown" && r.starts_at ? ` · starts in ${clock(r.starts_at - Date.now() + 999)}` : ""),
+      // what the race waits for, so that whoever joined by a link knows
+      r.state === "open" ? el("p", { id: "waits-for", class: "hint", text: r.start === "full"
+        ? `It starts when all ${r.seats} seats are taken.`
+        : mine ? "It starts when you press Start (share the link first)." : `It starts when ${r.creator ? r.creator.name : "its creator"} presses Start.` }) : "",
       el("p", {}, "Share this link: ", el("input", { id: "share", readonly: true, value: link, size: Math.min(link.length, 40), onfocus: (e) => e.target.select() })),
       el("ul", { class: "players" }, r.players.map((p) => el("li", {}, who(p)))),
       r.state === "open" && mine ? el("button", { type: "button", id: "start", class: "primary", text: "Start", onclick: start }) : null,

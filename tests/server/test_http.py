@@ -189,7 +189,7 @@ async def test_an_unknown_path_is_404(server: RaceServer) -> None:
     assert (status, content_type, body) == (
         404,
         "text/plain; charset=utf-8",
-        "not found: try /, /ws, /healthz or /metrics\n",
+        "not found: the pages are /, /play, /top, /daily and /arena; the websocket is /ws; also /healthz and /metrics\n",
     )
 
 

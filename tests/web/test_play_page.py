@@ -188,7 +188,18 @@ async def test_a_private_race_link_seats_a_friend_who_comes_with_a_token(
         await friend.get_by_text("You are sol").wait_for()
         await page.locator(".players li").nth(1).wait_for()
         assert "sol" in await page.locator(".players").inner_text()
+        # each knows what the race waits for: the creator's Start
+        assert (
+            await page.locator("#waits-for").inner_text()
+            == "It starts when you press Start (share the link first)."
+        )
+        assert await friend.locator("#waits-for").inner_text() == "It starts when rae presses Start."
+        assert (
+            f"Race {race}: terrace · goal terrace · 2/"
+            in await friend.locator(".waiting p").first.inner_text()
+        )
         await shot(page, "play-private")
+        await shot(friend, "play-private-friend")
         await page.locator("#start").click()
         await page.locator(".board").wait_for()
         await friend.locator(".board").wait_for()
