@@ -171,7 +171,10 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
 
     v = sub.add_parser("verify", help="check a finished race from its record", description="Verify a race.")
     v.add_argument("race", nargs="?", help="race id (may be left out with --file)")
-    v.add_argument("--file", help="check a record saved as JSON instead of fetching it")
+    v.add_argument("--file", help="check a record saved as JSON (by --save) instead of fetching it")
+    v.add_argument(
+        "--save", metavar="FILE", help="write the fetched record to FILE (JSON), to check again offline"
+    )
     server(v)
     json_flag(v)
 
@@ -243,6 +246,8 @@ def _usage_error(args: argparse.Namespace) -> str | None:
         return "--ghosts must be 0..8"
     if args.command == "verify" and not (args.race or args.file):
         return "give a race id, or --file with a saved record"
+    if args.command == "verify" and args.save and not args.race:
+        return "--save goes with a race id (it saves the record fetched from the server)"
     if args.command == "arena" and args.action != "list" and not args.arena:
         return f"{args.action} needs an arena id"
     return None

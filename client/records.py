@@ -24,6 +24,7 @@ import asyncio
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console, RenderableType
@@ -144,7 +145,9 @@ def print_audit(result: Audit, out: Console) -> None:
 
 
 async def verify(args: argparse.Namespace, out: Console) -> int:
-    """``terrace verify RACE``: args.server, args.race, args.json, args.file (optional path).
+    """``terrace verify RACE``: args.server, args.race, args.json, args.file (optional path),
+    args.save (optional path: the fetched record is written there, to check again later
+    with ``--file`` and no server).
 
     Checks the race's record (fetched with ``record``, or read from ``--file``) and
     prints every check, or the audit as JSON with ``--json``. Exit 0 when every
@@ -164,6 +167,17 @@ async def verify(args: argparse.Namespace, out: Console) -> int:
         except Refused as exc:
             return _fail(out, args, exc.code, str(exc))
         record = answer.get("race")
+        save = _opt(args, "save")
+        if save:
+            try:
+                Path(save).write_text(json.dumps(record, indent=1) + "\n")
+            except OSError as exc:
+                return _fail(out, args, "usage", f"cannot write {save}: {exc.strerror or exc}", 2)
+            if not _opt(args, "json", False):
+                _say(
+                    out,
+                    f"Saved the record to {save}: `terrace verify --file {save}` checks it again offline.",
+                )
     else:  # the command line says so with verify's usage (client/cli.py)
         return _fail(out, args, "usage", "verify needs a race id, or --file with a saved record", 2)
     result = audit(record, race=race or None)

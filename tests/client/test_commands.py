@@ -299,6 +299,10 @@ async def test_watch_reads_every_page_of_the_lobby_before_following_it(
         (["daily", "--ghosts", "9"], "--ghosts must be 0..8"),
         (["daily", "--board", "--practice"], "argument --practice: not allowed with argument --board"),
         (["verify"], "give a race id, or --file with a saved record"),
+        (
+            ["verify", "--file", "x.json", "--save", "y.json"],
+            "--save goes with a race id (it saves the record fetched from the server)",
+        ),
         (["arena", "join"], "join needs an arena id"),
         (
             ["play", "--queue", "terrace", "--race", "abc"],

@@ -154,6 +154,27 @@ async def test_verify_a_file_of_another_race_fails(
     assert code == 0, text
 
 
+async def test_verify_save_keeps_the_record_and_file_checks_it_again_with_no_server(
+    server: RaceServer, connect: Connect, tmp_path: Path
+) -> None:
+    race_id, _ = await finished_race(connect)
+    path = tmp_path / "kept.json"
+    code, text = await run(records.verify, ns(server, race=race_id, file=None, save=str(path)))
+    assert code == 0, text
+    assert f"Saved the record to {path}: `terrace verify --file {path}` checks it again offline." in " ".join(
+        text.split()
+    )
+    assert json.loads(path.read_text())["id"] == race_id
+    offline = argparse.Namespace(server="ws://127.0.0.1:9/ws", race=None, file=str(path), json=False)
+    code, text = await run(records.verify, offline)  # nothing listens there: the file is enough
+    assert code == 0, text
+    kept = json.loads(path.read_text())
+    kept["results"][0]["score"] += 1  # a record changed after it was saved no longer verifies
+    path.write_text(json.dumps(kept))
+    code, text = await run(records.verify, offline)
+    assert code == 1 and "does NOT verify" in text
+
+
 async def test_verify_an_unknown_race_prints_the_servers_message(server: RaceServer) -> None:
     code, text = await run(records.verify, ns(server, race="nope", file=None))
     assert code == 1
