@@ -57,13 +57,18 @@ async def _running(connect: Connect) -> tuple[str, Client, Client]:
     return race, alice, bob
 
 
+async def _alice_joins_bobs_race(server: RaceServer, connect: Connect) -> tuple[str, Client, pexpect.spawn]:
+    """bob's two-seat race, and alice joining it from ``terrace play`` in a pty (it starts then)."""
+    bob = await connect(name="bob")
+    created = await bob.request("create", variant="terrace", seats=2, start="full")
+    race = str(created["race"]["id"])
+    return race, bob, _spawn("play", "--server", server.url, "--race", race, "--name", "alice")
+
+
 async def test_play_a_race_typing_moves_with_completion_seeing_refusals_and_resigning(
     server: RaceServer, connect: Connect
 ) -> None:
-    bob = await connect(name="bob")
-    created = await bob.request("create", variant="terrace", seats=2, start="full")
-    race = created["race"]["id"]
-    child = _spawn("play", "--server", server.url, "--race", race, "--name", "alice")
+    race, bob, child = await _alice_joins_bobs_race(server, connect)
     await _expect(child, "Connected to ")
     started = await bob.wait("started")
     screen = await _expect(child, "move>")
@@ -203,10 +208,7 @@ async def test_ctrl_c_after_the_race_screen_stops_waiting_for_the_others_and_say
     server: RaceServer, connect: Connect
 ) -> None:
     """The race screen's prompt must leave Ctrl-C working once it is gone."""
-    bob = await connect(name="bob")
-    created = await bob.request("create", variant="terrace", seats=2, start="full")
-    race = created["race"]["id"]
-    child = _spawn("play", "--server", server.url, "--race", race, "--name", "alice")
+    race, bob, child = await _alice_joins_bobs_race(server, connect)
     await _expect(child, "move>")
     child.sendline("resign")
     await _expect(child, "Type y to resign")
