@@ -19,10 +19,17 @@ export function mount(main, joinId, conn) {
   main.replaceChildren(el("h1", { text: "Play" }), top, note, area);
 
   const say = (text, kind = "note") => message(note, text, kind);
+  let drawn = null; // the mode last drawn: focus moves only when the mode changes, never under the player's typing
+  const FOCUS = { hello: "#name", home: "#queue", racing: "#typed", finished: "#again" };
   const render = () => {
     top.replaceChildren(s.me ? el("p", {}, "You are ", who(s.me), s.me.guest ? " (a guest)" : "", " · ",
       el("button", { type: "button", class: "link", id: "forget", text: "change", onclick: forget })) : "");
     ({ hello: drawHello, home: drawHome, waiting: drawWaiting, racing: drawRacing, finished: drawFinished })[s.mode]();
+    if (s.mode !== drawn) {
+      drawn = s.mode;
+      const first = FOCUS[s.mode] && area.querySelector(FOCUS[s.mode]);
+      if (first && (document.activeElement === document.body || !area.contains(document.activeElement))) first.focus();
+    }
   };
 
   // ----- who am I -----------------------------------------------------------------------

@@ -271,3 +271,23 @@ async def test_the_link_of_a_race_under_way_offers_to_watch_it_and_race_anew(
     await shot(page, "play-under-way")
     for c in clients:
         await c.close()
+
+
+async def test_keyboard_only_focus_follows_the_race_from_name_to_move_box(
+    housed: RaceServer, page: Any
+) -> None:
+    await page.goto(http_url(housed, "/play"))
+    await page.locator("#name").wait_for()
+    assert await page.evaluate("document.activeElement.id") == "name"  # typing starts at the name
+    await page.keyboard.type("kiki")
+    await page.keyboard.press("Enter")
+    await page.get_by_text("You are kiki").wait_for()
+    assert await page.evaluate("document.activeElement.id") == "queue"  # Race now, one Enter away
+    await page.keyboard.press("Enter")
+    await page.locator(".board").wait_for()
+    await eventually(
+        lambda: page.evaluate("document.activeElement.id == 'typed'"), what="focus in the move box"
+    )
+    await page.keyboard.type("1f")
+    await page.keyboard.press("Enter")
+    await page.get_by_text("move 1").wait_for()
