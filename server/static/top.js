@@ -2,6 +2,10 @@
 // with pages and the rows around a player; live: a board a finished race changed is asked again.
 import { el, goalsOf, message, raceTime, select, VARIANTS, who } from "./ui.js";
 
+// What the number means (server/ratings.py: the ordinal mu - 3 sigma of an openskill rating).
+const RATING_HINT = "A rating is a cautious estimate of skill: the estimate less three times its uncertainty. "
+  + "It starts at 0, may go below 0 after early losses, and rises as rated races show what you can do. "
+  + "Only races of registered players count, people with people and bots with bots.";
 const COUNT = 10;
 
 export function mount(main, _arg, conn) {
@@ -67,7 +71,9 @@ export function mount(main, _arg, conn) {
           el("td", { class: "num", text: r.rank }), el("td", {}, el("a", { href: `/player/${r.player.name}` }, who(r.player))), el("td", { class: "num", text: value(r) }),
           a.board === "rating" ? el("td", { class: "num races", text: r.races ?? "" }) : null))))
         : el("p", { class: "empty", text: "Nobody on this board yet (only registered players appear)." }),
-      pager);
+      pager,
+      a.board === "rating" ? el("p", { class: "hint", id: "rating-hint", text: RATING_HINT }) : "",
+      a.board === "fastest" && a.variant ? el("p", { class: "hint", text: "Bots and people share this board; bots are marked bot." }) : "");
   };
 
   conn.on("leaderboard", (m) => {

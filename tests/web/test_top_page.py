@@ -60,6 +60,8 @@ async def test_leaderboards_page_through_and_centre_on_a_player(server: RaceServ
     await rows.nth(9).wait_for()
     assert await rows.count() == 10
     assert "rows 1–10 of 12" in await page.locator(".pager").inner_text()
+    hint = await page.locator("#rating-hint").inner_text()  # what a rating (below 0, even) means
+    assert hint.startswith("A rating is a cautious estimate of skill") and "may go below 0" in hint
     await page.locator("#next").click()
     await page.get_by_text("rows 11–12 of 12").wait_for()
     assert await rows.count() == 2
