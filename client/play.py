@@ -175,6 +175,7 @@ class RaceTable:
                 self.my_finish = self.my_finish or "the race ended"
             return Outcome(False, message=str(answer.get("message", answer.get("code"))))
         self.seq, self._view, self._legal = answer["seq"], answer["view"], answer["legal"]
+        self._mine_as_moved()
         news = _news(answer.get("events", []))
         if answer.get("finish"):
             self.my_finish = {
@@ -183,6 +184,23 @@ class RaceTable:
             }.get(answer["finish"], answer["finish"])
         self.on_change()
         return Outcome(True, move=answer["move"], message=news, events=answer.get("events", []))
+
+    def _mine_as_moved(self) -> None:
+        """Our own standings row as of the move just answered: the next standings push may be a
+        moment away (or, after the last move, never come before the end screen)."""
+        me = self.link.player.get("id")
+        view = self._view
+        self._rows = [
+            {
+                **row,
+                "score": view.get("score"),
+                "terrace_left": view.get("terrace_left"),
+                "moves": view.get("moves"),
+            }
+            if (row.get("player") or {}).get("id") == me
+            else row
+            for row in self._rows
+        ]
 
     def commands(self) -> dict[str, Callable[[], Awaitable[str]]]:
         async def resign() -> str:

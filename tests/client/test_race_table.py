@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from client.play import RaceTable
 from server.app import RaceServer
@@ -97,4 +98,19 @@ async def test_a_player_in_a_race_is_put_back_into_it_by_a_new_hello(server: Rac
     resumed = await asyncio.wait_for(again.started, 5)
     assert resumed["resumed"] is True and again.seq == 1 and again.view()["phase"] == "play"
     await again.close()
+    await bob.close()
+
+
+async def test_our_own_row_is_as_of_our_last_move_before_any_push_says_so(make_server: Any) -> None:
+    """The header (the move's view) and our standings row agree at once, even with standings
+    pushes a minute apart: the end screen came before the last push and showed one move less."""
+    server = await make_server(standings_interval=60.0)
+    alice, bob = await _pair(server)
+    assert [r["moves"] for r in alice.standings()] == [0, 0]
+    assert (await alice.move("1f")).ok
+    mine = next(r for r in alice.standings() if r["player"]["name"] == "alice")
+    other = next(r for r in alice.standings() if r["player"]["name"] == "bob")
+    assert (mine["moves"], mine["score"], mine["terrace_left"]) == (1, 1, alice.view()["terrace_left"])
+    assert other["moves"] == 0  # the others' rows are the server's, as pushed
+    await alice.close()
     await bob.close()
