@@ -37,6 +37,12 @@ MAX_RATE_RETRIES = 50  # a few seconds of rate_limited resends; past that the se
 MAX_FRAME = 2**20
 
 
+_WORDLESS: dict[type, str] = {
+    TimeoutError: "no answer in time",
+    ConnectionResetError: "the connection was reset",
+}
+
+
 def server_url(text: str) -> str:
     """``text`` if it is a websocket URL a client can connect to; else an
     ``argparse.ArgumentTypeError`` saying why: as an option's ``type`` (``--server``, and the
@@ -112,7 +118,9 @@ class Connection:
                 max_size=MAX_FRAME,
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
-            raise Offline(with_hint(url, f"cannot reach {url}: {exc}")) from exc
+            # some carry no words (a TLS handshake cut short, a timeout): their kind says it then
+            why = str(exc) or _WORDLESS.get(type(exc), type(exc).__name__)
+            raise Offline(with_hint(url, f"cannot reach {url}: {why}")) from exc
         return cls(ws, on_push)
 
     @property

@@ -102,3 +102,17 @@ def test_the_default_server_is_local_unless_the_environment_names_one(
     assert default_server() == "ws://127.0.0.1:8765/ws"
     monkeypatch.setenv("TERRACE_SERVER", "ws://example:1/ws")
     assert default_server() == "ws://example:1/ws"
+
+
+async def test_a_tls_url_to_a_plain_server_says_why_in_words_and_what_to_try(server: RaceServer) -> None:
+    """Some failures carry no words of their own (a reset TLS handshake): the reason is never blank."""
+    import re
+
+    tls = server.url.replace("ws://", "wss://")
+    with pytest.raises(Offline) as refused:
+        await Connection.open(tls)
+    said = str(refused.value)
+    assert re.fullmatch(
+        rf"cannot reach {re.escape(tls)}: \S[^()]* \(if this server does not speak TLS, try {re.escape(server.url)}\)",
+        said,
+    ), said
