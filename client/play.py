@@ -268,6 +268,13 @@ async def play(args: argparse.Namespace, out: Console) -> int:
         me = welcome["player"]["name"]
         config.save_session(args.server, me, welcome["session"])
         out.print(f"Connected to {args.server} as [bold]{me}[/bold].")
+        if (
+            welcome["player"].get("kind") == "bot"
+        ):  # the newest account is the default: say so when it is a bot's
+            out.print(
+                f"{me} is a bot account: its races count among the bots'. "
+                "`terrace play --name NAME` races as another of your accounts, or as a guest."
+            )
         race_id = await _find_race(table, welcome, args, out)
         if race_id is None:
             return 0

@@ -168,6 +168,19 @@ async def test_play_uses_the_registered_token_and_a_refusal_is_one_line_and_exit
     assert err.strip() == "terrace: There is no race 'nosuch'."
 
 
+async def test_playing_as_a_bot_account_by_default_says_so_and_how_to_race_as_another(
+    server: RaceServer,
+) -> None:
+    assert (await _run("register", "robo", "--bot", "--server", server.url))[0] == 0
+    code, out, err = await _run("play", "--server", server.url, stdin=b"q\n")
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "Connected to" in said and "robo is a bot account: its races count among the bots'." in said
+    assert "`terrace play --name NAME` races as another of your accounts, or as a guest." in said
+    code, out, _ = await _run("play", "--server", server.url, "--name", "pers", stdin=b"q\n")
+    assert code == 0 and "bot account" not in out  # a guest: nothing to say
+
+
 async def test_piped_practice_prints_only_what_each_move_changed() -> None:
     code, out, _ = await _run(
         "practice", "--variant", "terrace", "--deal", "7", stdin=b"1f\nd\nd\nd\nd\nquit\n"
