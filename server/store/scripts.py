@@ -137,7 +137,10 @@ if np == 0 then
   if redis.call('ZCARD', KEYS[2]) == 0 then redis.call('SREM', KEYS[4], ARGV[3]) end
   return {}
 end
-local house = redis.call('ZRANGE', KEYS[2], 0, seats - np - 1)
+-- house players fill the seats people left free; none when people fill them all (a ZRANGE
+-- ending at -1 would take every house player waiting)
+local house = {}
+if seats > np then house = redis.call('ZRANGE', KEYS[2], 0, seats - np - 1) end
 local n = np + #house
 if n < 2 then return {} end
 local t = redis.call('TIME')

@@ -379,6 +379,19 @@ async def test_a_queue_seats_people_first_and_house_players_never_alone(store: S
     assert await store.queues() == ["signora"]  # the empty queue is no longer listed
 
 
+async def test_people_who_fill_every_seat_take_no_house_player_along(store: Store) -> None:
+    """A full group of people leaves the house waiting: never more players than seats (the Redis
+    script once took every house player when people filled the seats)."""
+    for n in range(1, 6):
+        await store.queue_put("terrace", _waiting(n), house=True)
+    for n in range(6, 10):
+        await store.queue_put("terrace", _waiting(n), house=False)
+    group = await store.queue_match("terrace", 4, wait=60)
+    assert group is not None and [p["id"] for p in group] == ["p-6", "p-7", "p-8", "p-9"]
+    assert await store.queue_match("terrace", 4, wait=0) is None  # house players alone: no race
+    assert await store.queue_put("terrace", _waiting(10), house=False) == 6  # five house still wait
+
+
 async def test_a_short_group_goes_once_the_longest_waiting_person_has_waited(subject: Subject) -> None:
     store = subject.store
     await store.queue_put("terrace", _waiting(1), house=False)
