@@ -123,7 +123,7 @@ class Watcher:
                     msg = await link.push("standings", "finished")
                     race = str(msg.get("race"))
                     if msg["type"] == "finished":
-                        self._saw(race, [])
+                        self._saw(race, [], over=True)
                         self.races.pop(race, None)
                     else:
                         self._saw(race, msg["rows"])
@@ -144,11 +144,13 @@ class Watcher:
             return self.link
         raise AssertionError("unreachable")
 
-    def _saw(self, race: str, rows: list[Mapping[str, Any]]) -> None:
+    def _saw(self, race: str, rows: list[Mapping[str, Any]], over: bool = False) -> None:
         state = self.races.get(race)
         if state is None:
             return
         state.known.set()
+        if not rows and not over:
+            return  # an empty table says nothing of who races (a node without the race's rows yet)
         if any(r["player"].get("kind") != "bot" for r in rows):
             state.person_seen = True
         if not people_racing(rows):

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from terrace.errors import ProtocolError
+from terrace.race.standings import unstarted_rows
 from terrace.variants import VARIANTS
 from terrace.views import moved_for
 
@@ -298,11 +299,13 @@ class Handlers:
         if "summary" not in shared:
             raise ProtocolError("no_race", race=race_id)
         summary = shared["summary"]
+        # none shared before the deal (the owner shares standings as they change): its players,
+        # as the owner would list them, so a watcher does not take an empty table for "nobody races"
         standings = shared.get("standings") or {
             "type": "standings",
             "race": race_id,
             "state": summary["state"],
-            "rows": [],
+            "rows": unstarted_rows(summary.get("players", [])),
         }
         self.audience.spectate(conn, race_id)
         self.audience.heard.setdefault(race_id, {}).update(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from ..messages import Result, Row
+from ..messages import PlayerInfo, Result, Row
 from ..vocab import Status
 from .places import places
 from .seat import Seat
@@ -22,6 +22,26 @@ def ordered(seats: Iterable[Seat]) -> list[tuple[Seat, int]]:
 def rows(seats: Iterable[Seat], final: bool) -> list[Row]:
     """Live standings rows: a goal place is final the moment it is reached, the others only at the end."""
     return [s.row(p if final or s.finish == "goal" else None) for s, p in ordered(seats)]
+
+
+def unstarted_rows(players: Iterable[PlayerInfo]) -> list[Row]:
+    """The rows of a race not dealt yet, from its summary's players: what its owner's
+    :func:`rows` says then (no game: nothing home, nothing moved), for a node that only has
+    the summary."""
+    return [
+        {
+            "player": p,
+            "score": 0,
+            "terrace_left": 0,
+            "moves": 0,
+            "finished": False,
+            "finish": None,
+            "time": None,
+            "place": None,
+            "connected": True,
+        }
+        for p in players
+    ]
 
 
 def results(seats: Iterable[Seat]) -> list[Result]:

@@ -15,7 +15,10 @@ from tests.server.redis_server import require_redis_server
 
 def test_a_tiny_run_reports_both_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--players", "4", "--seats", "2", "--seconds", "1", "--warmup", "0.2", "--no-redis", "--json"]
-    argv += ["--race-moves", "5"]  # short races: new ones are made within the window, even on a loaded machine
+    argv += [
+        "--race-moves",
+        "5",
+    ]  # short races: new ones are made within the window, even on a loaded machine
     assert bench.main(argv) == 0
     report = json.loads(capsys.readouterr().out)
     game, echo = report["rounds"][0]["memory"], report["rounds"][0]["echo"]

@@ -273,3 +273,17 @@ async def test_terrace_bot_house_variant_all_waits_in_every_variants_queue(serve
     finally:
         proc.terminate()
         assert await asyncio.wait_for(proc.wait(), 30) == 0
+
+
+async def test_the_watcher_takes_an_empty_table_for_no_news_not_for_nobody_racing() -> None:
+    from bots.watch import Watcher, _Race
+
+    watcher = Watcher("ws://127.0.0.1:9/ws", frozenset({"g-bot"}))
+    watcher.races["r1"] = state = _Race()
+    watcher._saw("r1", [])  # a node that has no rows for the race yet
+    assert state.known.is_set() and not state.people_done.is_set() and state.others_done_at is None
+    person = {"player": {"id": "g-ada", "kind": "human"}, "finished": False}
+    watcher._saw("r1", [person])
+    assert not state.people_done.is_set() and state.person_seen
+    watcher._saw("r1", [], over=True)  # the race's `finished`: everyone is done
+    assert state.people_done.is_set() and watcher.others_gone_for("r1") is not None

@@ -399,3 +399,36 @@ async def test_a_waiting_race_whose_node_was_killed_is_joined_elsewhere_and_star
 
 async def _kept(node: RaceServer, race: str) -> bool:
     return await node.store.race_waiting(race) is not None
+
+
+async def test_house_bots_on_one_node_keep_a_persons_pace_in_a_race_another_node_owns(
+    make_node: MakeNode,
+) -> None:
+    """The house watches from its own node, which has only the race's summary during the
+    countdown: an empty table there once read as "nobody races", and the bots resigned after 2 s."""
+    from bots.house import DEFAULT_LINEUP, House, parse_lineup
+
+    a, b = await make_node(countdown=1.0), await make_node(countdown=1.0)
+    house = House(a.url, parse_lineup(DEFAULT_LINEUP), ["terrace"])
+    running = asyncio.create_task(house.run())
+    try:
+        await _until(lambda: _async(len(house.own.racers) == 3), timeout=20)  # connected, and queueing
+        person = Session(b.url, name="ada")
+        await person.connect()
+        assert (await person.request("queue", variant="terrace"))["type"] == "queued"
+        started = await person.push("started", timeout=20)
+        race = started["race"]
+        owner = a if race in a.registry.drivers else b
+        await asyncio.sleep(4.0)  # the person has not moved: the bots must still be racing
+        seats = owner.registry.drivers[race].race.seats.values()
+        assert [s.finish for s in seats if s.player["kind"] == "bot"] == [None, None, None]
+        assert (await person.request("resign", race=race))["type"] == "resigned"
+        await person.push("finished", timeout=20)  # then they leave soon after the person
+        await person.close()
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+
+
+async def _async(value: bool) -> bool:
+    return value
