@@ -190,6 +190,12 @@ def _try(proxy_name: str) -> None:
                 nodes[path].wait(10)
                 nodes[path] = _node(redis.url, ports[path], proxy, path, tmp)
 
+            # the web pages and their scripts come through too; the metrics do not
+            for page in ("/", "/play", "/top", "/daily", "/arena", "/static/app.js", "/static/style.css"):
+                status, _ = _get(f"https://127.0.0.1:{proxy}{page}")
+                assert status == 200, f"{proxy_name} {page}: {status}"
+            assert _get(f"https://127.0.0.1:{proxy}/metrics")[0] == 404, "the metrics are published"
+            print(f"{proxy_name}: the web pages and /static/ through the proxy: 200; /metrics: 404")
             asyncio.run(_play(proxy, redis, restart))
             # a node just restarted is back in the proxy's rotation after its health checks pass
             _until(
