@@ -84,6 +84,12 @@ class Matchmaking:
         goal = goal_of(variant, goal)
         if not admits(pool, player.kind):  # type: ignore[arg-type]
             raise ProtocolError("pool_refused", pool=pool)
+        if house and player.registered:
+            # house players skip the one-account-per-address check (they are the operator's
+            # guests, never rated): an account that said house would farm ratings with itself
+            raise ProtocolError(
+                "bad_field", field="house", detail="is for guests (the operator's house players)"
+            )
         self.registry.check_free(player)
         key = (variant, goal, pool, deals)
         return key, await self.enqueue(player, key, house)

@@ -761,3 +761,15 @@ async def test_a_record_keeps_the_first_view_every_player_got(connect: Connect) 
     record = await eventually(fetched, what="the record")
     assert record["first_view"] == started[0]["view"] == started[1]["view"]
     assert record["first_view"]["stock"] == 89 and len(record["first_view"]["terrace"]) == 11
+
+
+async def test_only_a_guest_may_wait_as_house(connect: Connect) -> None:
+    """A house player skips the address check of rated races: an account saying house could
+    race its own second account for a rating."""
+    account = await connect()
+    assert (await account.request("register", name="Farmer"))["type"] == "registered"
+    refused = await account.request("queue", variant="terrace", house=True)
+    assert (refused["code"], refused["field"]) == ("bad_field", "house")
+    assert refused["message"] == "Field 'house' is for guests (the operator's house players)."
+    guest = await connect(name="robo")
+    assert (await guest.request("queue", variant="terrace", house=True))["type"] == "queued"
