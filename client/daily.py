@@ -106,7 +106,10 @@ async def daily(args: argparse.Namespace, out: Console) -> int:
         if args.board:
             return 0
         if welcome["player"].get("guest"):
-            out.print("You play as a guest: not on the board (`terrace register NAME` for an account).")
+            out.print(
+                "You play as a guest: past days' deals only (--day), never on the board"
+                " (`terrace register NAME` for an account, and today's deal)."
+            )
         ghosts = 0
         if welcome.get("race"):  # an attempt went on while we were away: its `started` follows
             table.race = {"id": welcome["race"]}

@@ -61,6 +61,8 @@ class Challenges:
         """Race a challenge's deal against the ghosts of the attempts before (its creator's rematch too)."""
         cid = str(req["challenge"])
         kept = await self._challenge(cid)
+        if not player.registered and not kept["revealed"]:  # as with today's daily deal
+            raise ProtocolError("challenge_account_needed", challenge=cid)
         self.daily.registry.check_free(player)
         return await self._start(player, cid, kept, int(req.get("ghosts", MAX_GHOSTS)))
 

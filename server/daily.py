@@ -263,6 +263,10 @@ class Daily:
         """Start an attempt (rated, or practice) on the day's deal; its ``started`` follows."""
         variant, day = str(req["variant"]), self._day(req)
         practice = bool(req.get("practice", False))
+        if day == self.today() and not player.registered:
+            # a guest may play any number of times: every game of today's deal would show its
+            # stock to whoever turns it, for an account to race with the deal known
+            raise ProtocolError("daily_account_needed", variant=variant)
         self.registry.check_free(player)
         deal = await self.deal(variant, day)
         ghosts = await self._ghosts(variant, day, player, int(req.get("ghosts", 3)))

@@ -136,6 +136,13 @@ ERRORS: dict[str, str] = {
     # the daily deal
     "daily_attempted": "You have used your daily attempt at {variant} for {day}; ask with practice to play it again.",
     "daily_attempt_first": "Play your rated daily attempt at {variant} before practising on today's deal.",
+    "daily_account_needed": (
+        "Today's {variant} deal is raced by accounts only, one rated attempt each, so that nobody"
+        " learns it before racing it; as a guest, play a past day's deal, or register."
+    ),
+    "challenge_account_needed": (
+        "Challenge {challenge} is raced by accounts only until its creator reveals it; register to race it."
+    ),
     "daily_unfinished": "Your daily attempt at {variant} has not finished; practice comes after it.",
     "daily_not_yet": "The daily deal of {day} is not out yet (today is {today}).",
     "no_challenge": "There is no challenge {challenge!r}.",

@@ -44,7 +44,9 @@ async def test_a_challenge_is_raced_later_against_ghosts_and_stays_secret_until_
     cid = created["challenge"]
     first = await attempt(maker, created, moves=2)
 
-    taker = await connect(MSGPACK, name="Taker")  # anyone with the id, a guest too
+    passer = await connect(MSGPACK, name="Passer")  # a guest may look, not race it while it is secret
+    assert (await passer.request("challenge_play", challenge=cid))["code"] == "challenge_account_needed"
+    taker = await registered(server.url, "Taker")  # any account with the id
     info = await taker.request("challenge", challenge=cid)
     assert info["commitment"] == first["commitment"] and "seed" not in info and info["revealed"] is False
     joined = await taker.request("challenge_play", challenge=cid)

@@ -108,13 +108,21 @@ async def test_a_second_attempt_is_refused_and_practice_comes_after_the_first(se
     assert [r["player"]["name"] for r in rows] == ["Once"]  # the practice made no second row
 
 
-async def test_guests_play_but_are_not_on_the_board(server: RaceServer, connect: Connect) -> None:
+async def test_guests_see_the_board_but_race_only_past_days_deals(
+    server: RaceServer, connect: Connect, clock: Clock
+) -> None:
+    """A guest may play any number of times, and every game of a deal shows its stock to whoever
+    turns it: today's deal is for accounts, so that nobody learns it before racing it."""
     guest = await connect(MSGPACK, name="Passing")
-    for _ in range(2):  # as often as they like: nothing rated
-        started, _ = await play_daily(guest)
-        assert started["variant"] == "terrace"
+    refused = await guest.request("daily_play", variant="terrace")
+    assert refused["code"] == "daily_account_needed", refused
     daily = await guest.request("daily", variant="terrace")
     assert daily["board"] == [] and daily["total"] == 0 and "attempt" not in daily
+    yesterday = daily["day"]
+    clock.next_day()
+    for _ in range(2):  # a past day's deal (its seed told already): as often as they like, unrated
+        started, _ = await play_daily(guest, day=yesterday)
+        assert started["variant"] == "terrace"
 
 
 async def test_tomorrows_commitment_is_published_today_and_the_reveal_matches(

@@ -365,6 +365,15 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
         {"variant": "terrace"},
         "Play your rated daily attempt at terrace before practising on today's deal.",
     ),
+    "daily_account_needed": (
+        {"variant": "louis"},
+        "Today's louis deal is raced by accounts only, one rated attempt each, so that nobody"
+        " learns it before racing it; as a guest, play a past day's deal, or register.",
+    ),
+    "challenge_account_needed": (
+        {"challenge": "c1"},
+        "Challenge c1 is raced by accounts only until its creator reveals it; register to race it.",
+    ),
     "daily_unfinished": (
         {"variant": "louis"},
         "Your daily attempt at louis has not finished; practice comes after it.",
