@@ -142,18 +142,22 @@ class Leaderboards:
         registered = [r for r in rows if not r["player"].get("guest", True)]
         puts: list[tuple[Board, BoardPut]] = []
         now = self.clock()
+        pool = pool_of(rows)
+        # Every player of a race has the same deal, and anyone may turn the stock through and tell
+        # it: a time counts only when nobody could have told it to the player, in a race alone or
+        # in a rated one (registered players, one per address); a win only in a rated race.
+        timed = pool is not None or len(rows) == 1
         for row in registered:
             pid = str(row["player"]["id"])
-            if row.get("finish") == "goal" and isinstance(row.get("time"), int):
+            if timed and row.get("finish") == "goal" and isinstance(row.get("time"), int):
                 for period in PERIODS:
                     board = Board(
                         "fastest", variant, goal=goal, period=period, period_key=period_key(period, now)
                     )
                     puts.append((board, BoardPut(board.key, pid, row["time"], "min", _TTL.get(period))))
-            if row.get("place") == 1 and len(rows) > 1:
+            if row.get("place") == 1 and pool is not None:
                 board = Board("wins", variant)
                 puts.append((board, BoardPut(board.key, pid, 1, "add")))
-        pool = pool_of(rows)
         if pool is None:
             return puts, None
         board = Board("rating", variant, pool=pool)
