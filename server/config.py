@@ -30,6 +30,9 @@ class Config:
     rate: float = 200.0  # messages per second per connection (token bucket refill)
     burst: int = 1_000  # token bucket size: a whole game's moves at full speed
     max_conns_per_address: int = 128
+    # open connections in all; past it a handshake is answered 503 (kept under the open-files
+    # limit, which the server lowers it to: past that limit accepting fails and floods the log)
+    max_connections: int = 12_000
     max_pending: int = 32  # requests waiting on one connection before `busy`
     max_bad_messages: int = 20  # bad or refused-by-rate messages in a row before close 1008
     max_seats: int = 8
@@ -92,6 +95,7 @@ _HELP = {
     "rate": "messages per second allowed per connection",
     "burst": "messages a connection may send at once before the rate applies",
     "max_conns_per_address": "open connections allowed from one address",
+    "max_connections": "open connections allowed in all (lowered to fit the open-files limit)",
     "max_pending": "requests that may wait on one connection",
     "max_bad_messages": "bad messages in a row before the connection is closed",
     "max_seats": "most seats a race may have",
@@ -247,6 +251,7 @@ _POSITIVE = (
     "analysis_nodes",
     "analysis_probes",
     "max_conns_per_address",
+    "max_connections",
     "max_pending",
     "max_seats",
     "max_time_limit",

@@ -21,6 +21,7 @@ bucket of their own and closes a connection that sends too many with 1008.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from typing import Any, Literal
 
@@ -32,11 +33,14 @@ from .config import Config
 from .limits import AddressBuckets, AddressCounter, TokenBucket, address_key, proxy_networks
 from .metrics import Metrics
 
+log = logging.getLogger("terrace.server")
+
 CLOSE_POLICY = 1008
 REFUSALS = 16  # sockets past the cap that may wait for their 429, at least
 CUT_GRACE = 1.0  # seconds a connection cut for its control frames has to read the close frame
 
-Admission = Literal["in", "over", "dropped"]
+Admission = Literal["in", "over", "full", "dropped"]
+FD_SPARE = 256  # open files kept for everything but connections: Redis, workers, logs, accepts
 
 
 class Guard:
@@ -49,18 +53,45 @@ class Guard:
         self.open = AddressCounter(cap + max(cap, REFUSALS))  # sockets, those waiting for a 429 included
         self.buckets = AddressBuckets(config.address_rate, config.address_burst)
         self.proxies = proxy_networks(config.trusted_proxies)  # whose X-Forwarded-For names the client
+        self.total = 0  # sockets open in all, those waiting for a 429 or a 503 included
+        self.max_connections = min(config.max_connections, connection_room())
+        if self.max_connections < config.max_connections:
+            log.warning(
+                "max_connections lowered from %d to %d to fit the open-files limit (ulimit -n)",
+                config.max_connections,
+                self.max_connections,
+            )
 
     def accept(self, address: str) -> Admission:
-        """Count a new socket from ``address``: ``in``, ``over`` (to be answered 429), or ``dropped``."""
+        """Count a new socket from ``address``: ``in``, ``over`` (its address has too many: to be
+        answered 429), ``full`` (the server has too many: 503), or ``dropped``."""
+        if self.total >= self.max_connections + REFUSALS:  # not even a refusal: no file to spare
+            self.metrics.cut.labels("server_cap").inc()
+            return "dropped"
         if not self.open.add(address):
             self.metrics.cut.labels("address_cap").inc()
             return "dropped"
+        self.total += 1
         if self.open.count(address) > self.config.max_conns_per_address:
             return "over"
+        if self.total > self.max_connections:
+            return "full"
         return "in"
 
     def release(self, address: str) -> None:
         self.open.remove(address)
+        self.total -= 1
+
+
+def connection_room() -> int:
+    """How many connections the open-files limit leaves room for (a socket is a file)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, ValueError, OSError):
+        return 1 << 30
+    return (1 << 30) if soft == resource.RLIM_INFINITY else max(16, soft - FD_SPARE - REFUSALS)
 
 
 class GuardedConnection(ServerConnection):

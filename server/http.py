@@ -57,7 +57,12 @@ def _route(server: RaceServer, connection: ServerConnection, request: Request, p
     if path == "/ws":
         if not origin_allowed(server.config.origins, request):
             return connection.respond(http.HTTPStatus.FORBIDDEN, "this page's origin may not connect here\n")
-        if getattr(connection, "admission", "in") != "in":
+        admission = getattr(connection, "admission", "in")
+        if admission == "full":
+            return connection.respond(
+                http.HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again later\n"
+            )
+        if admission != "in":
             return connection.respond(
                 http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
             )

@@ -44,6 +44,7 @@ def test_every_setting_has_its_environment_variable() -> None:
         "rate": 12.5,
         "burst": 7,
         "max_conns_per_address": 3,
+        "max_connections": 4000,
         "max_pending": 4,
         "max_bad_messages": 5,
         "max_seats": 6,

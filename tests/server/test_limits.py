@@ -347,6 +347,50 @@ async def test_connections_past_the_per_address_limit_are_refused_with_429(make_
     await third.close()
 
 
+async def test_connections_past_the_servers_limit_are_refused_with_503_whatever_their_address(
+    make_server: MakeServer,
+) -> None:
+    """Many addresses, each under its own limit, must not take the server past its open files:
+    past max_connections a handshake is answered 503 (and the server says why), not accepted."""
+    server = await make_server(max_connections=3, max_conns_per_address=100)
+    clients = [await Client.open(server.url) for _ in range(3)]
+    with pytest.raises(InvalidStatus) as info:
+        await Client.open(server.url)
+    assert info.value.response.status_code == 503
+    assert info.value.response.body == b"the server is full; try again later\n"
+    for c in clients:
+        await _still_serving(c)  # those in are served as ever
+    await clients[0].close()
+    await _open_count(server, 2)
+    clients[0] = await Client.open(server.url)  # room again
+    await _still_serving(clients[0])
+    for c in clients:
+        await c.close()
+
+
+def test_the_server_lowers_its_connection_limit_to_fit_the_open_files_limit_and_says_so() -> None:
+    import resource
+    import subprocess
+
+    from server.guard import FD_SPARE, REFUSALS
+    from tests.server.command import COMMAND, LISTEN, clean_env
+
+    def low_limit() -> None:  # in the child: 400 open files at most
+        resource.setrlimit(resource.RLIMIT_NOFILE, (400, 400))
+
+    proc = subprocess.Popen(
+        [COMMAND, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=clean_env(), preexec_fn=low_limit,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and LISTEN.match(proc.stdout.readline().strip())
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    room = 400 - FD_SPARE - REFUSALS
+    assert f"max_connections lowered from 12000 to {room} to fit the open-files limit (ulimit -n)" in err
+
+
 async def test_simultaneous_connections_past_the_per_address_limit_are_refused(
     make_server: MakeServer,
 ) -> None:
