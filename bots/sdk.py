@@ -263,7 +263,8 @@ class Racer:
             try:
                 started = await self._wait("started", race=race, timeout=1.0)
             except TimeoutError:
-                if not told and time.monotonic() - waiting_since > QUEUE_NOTICE:
+                if not told and not house and time.monotonic() - waiting_since > QUEUE_NOTICE:
+                    # (house players are there to wait: nothing to tell their operator)
                     told = True  # once a race: a bot left waiting silently looks hung
                     others = int(answer.get("position") or 1) - 1
                     log.warning("%s: %s", self._who(), _still_queued(variant, deals, QUEUE_NOTICE, others))

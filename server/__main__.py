@@ -63,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return arena_main(args[1:])
     config = config_module.parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # websockets says every connection opened and closed and every HTTP answer, with no path or
+    # peer: a health check every second made a third of a node's log of it
+    logging.getLogger("websockets").setLevel(logging.WARNING)
     thresholds = config_module.gc_thresholds(config.gc_thresholds)
     assert thresholds is not None  # (parse checked it)
     gc.set_threshold(*thresholds)

@@ -127,7 +127,8 @@ async def _work(server: RaceServer, conn: Connection, pending: Inbox[dict[str, A
         except ProtocolError as e:
             refuse(server, conn, e, req.get("id"))
         except StoreDown as exc:
-            log.warning("store down during %s: %s", req.get("type"), exc)
+            if server.store_down is None:  # once an outage, not once a refused request
+                log.warning("store down during %s: %s", req.get("type"), exc)
             server.store_down = server.store_down or str(exc) or "unreachable"
             refuse(server, conn, ProtocolError("store_down"), req.get("id"))
         except ConnectionClosed:

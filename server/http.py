@@ -76,7 +76,9 @@ def _route(server: RaceServer, connection: ServerConnection, request: Request, p
             )
         return None
     if PAGES.fullmatch(path):  # every page is the one shell; its script reads the path
-        return response(200, _static("index.html"), "text/html; charset=utf-8")
+        page = response(200, _static("index.html"), "text/html; charset=utf-8")
+        page.headers.update(PAGE_HEADERS)
+        return page
     if (asset := ASSET.fullmatch(path)) is not None and asset[1] in _assets():
         return response(200, _static(asset[1]), TYPES[asset[2]])
     if path == "/healthz":
@@ -130,6 +132,18 @@ def origin_allowed(allowed: str, request: Request) -> bool:
         return True
     host = request.headers.get("Host")
     return host is not None and origin in (f"http://{host}", f"https://{host}")
+
+
+# The pages load their own scripts and styles only, talk to this server only, and may not be
+# framed by another site (a click on a framed Race now or Resign would be someone else's).
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; "
+        "base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+}
 
 
 def response(status: int, body: str, content_type: str) -> Response:

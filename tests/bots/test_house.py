@@ -4,6 +4,7 @@ full speed among programs and once the person left, and a clear failure with no 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import statistics
@@ -287,3 +288,23 @@ async def test_the_watcher_takes_an_empty_table_for_no_news_not_for_nobody_racin
     assert not state.people_done.is_set() and state.person_seen
     watcher._saw("r1", [], over=True)  # the race's `finished`: everyone is done
     assert state.people_done.is_set() and watcher.others_gone_for("r1") is not None
+
+
+async def test_house_bots_wait_without_telling_their_operator_they_wait(
+    server: RaceServer, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Waiting is a house bot's job: the notice a bot author gets after a while in the queue
+    would fill the house's log, once a bot and a wait."""
+    import bots.sdk
+
+    monkeypatch.setattr(bots.sdk, "QUEUE_NOTICE", 0.2)
+    caplog.set_level(logging.WARNING, logger="terrace.bot")
+    h = House(server.url, [Slot("greedy", 1)], ["terrace"])
+    task = asyncio.create_task(h.run())
+    try:
+        await eventually(lambda: _waiting(server) == 1, what="the house bot in the queue")
+        await asyncio.sleep(1.5)  # well past the notice's 0.2 s: nothing may be said
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert "still waiting" not in caplog.text

@@ -369,3 +369,28 @@ async def test_a_second_server_on_a_taken_port_restores_nothing_before_it_stops(
     finally:
         first.terminate()
         first.wait(10)
+
+
+async def test_the_log_says_nothing_of_each_connection_opened_and_closed() -> None:
+    """websockets' own lines (connection open, closed, HTTP answers) carry no path or peer: a
+    health check every second made a third of a node's log of them."""
+    import urllib.request
+
+    from .wire import Client
+
+    proc = subprocess.Popen(
+        [COMMAND, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env()
+    )
+    try:
+        assert proc.stdout is not None
+        match = LISTEN.match(proc.stdout.readline().strip())
+        assert match, "the server did not start"
+        for _ in range(3):
+            c = await Client.open(match.group(1))
+            await c.close()
+        url = f"http://127.0.0.1:{match.group(2)}/healthz"
+        await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read())
+    finally:
+        proc.terminate()
+        _, log = proc.communicate(timeout=30)
+    assert "connection open" not in log and "connection closed" not in log and "HTTP response" not in log, log

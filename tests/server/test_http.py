@@ -7,6 +7,7 @@ import json
 import re
 import urllib.error
 import urllib.request
+from typing import Any
 
 import msgpack
 import pytest
@@ -242,3 +243,15 @@ async def test_offering_only_unknown_subprotocols_fails_the_handshake_with_400(s
         await ws_connect(server.url, subprotocols=["chat.v1", "terrace.v2.json"])  # type: ignore[list-item]
     assert info.value.response.status_code == 400
     assert await _health(server) == {"status": "ok", "store": "MemoryStore", "connections": 0, "races": 0}
+
+
+async def test_the_pages_may_not_be_framed_and_load_only_this_servers_scripts(server: RaceServer) -> None:
+    def headers(path: str) -> Any:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as r:
+            return r.headers
+
+    for path in ("/", "/play", "/race/abc"):
+        got = await asyncio.to_thread(headers, path)
+        assert got["X-Frame-Options"] == "DENY" and got["X-Content-Type-Options"] == "nosniff"
+        policy = got["Content-Security-Policy"]
+        assert "frame-ancestors 'none'" in policy and "default-src 'self'" in policy, policy
