@@ -695,6 +695,14 @@ class RedisStore:
             if isinstance(self._r, RedisCluster):
                 await self._r.initialize()
             await self._r.ping()
+            if self._acked is not None and not isinstance(self._r, RedisCluster):
+                # every write waits for that many replicas: without them no move can be answered,
+                # so the store is down for this server, whatever PING says
+                replicas = int((await self._r.info("replication")).get("connected_slaves", 0))
+                if replicas < self._acked.replicas:
+                    raise StoreDown(
+                        f"redis: {replicas} of the {self._acked.replicas} replicas that acknowledge writes connected"
+                    )
 
     async def close(self) -> None:
         if self._acked is not None:

@@ -9,6 +9,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+import pytest
+
 from server.app import RaceServer
 from tests.poll import eventually
 
@@ -170,3 +172,21 @@ async def test_redis_down_is_said_plainly_and_the_server_recovers_by_itself(
         assert body["status"] == "ok"
         assert (await c.request("register", name="alice"))["type"] == "registered"
         await c.close()
+
+
+async def test_writes_waiting_for_replicas_that_are_not_there_make_the_store_down_for_this_server(
+    redis_url: str,
+) -> None:
+    """With --redis-replica-acks and no replica, no move could be answered while PING still
+    answered: /healthz said ok and a proxy kept sending players to a node that refused them all."""
+    from server.store import StoreDown
+    from server.store.redis_store import RedisStore
+
+    store = RedisStore(redis_url, keep_records=10, replica_acks=1)
+    with pytest.raises(StoreDown) as down:
+        await store.ping()
+    assert str(down.value) == "redis: 0 of the 1 replicas that acknowledge writes connected"
+    await store.close()
+    with pytest.raises(StoreDown):  # the server does not start on it: it says so, and why
+        async with RaceServer(dataclasses.replace(FAST, redis_url=redis_url, redis_replica_acks=1)):
+            pass
