@@ -22,6 +22,7 @@ players still joined are queued again (:meth:`Arena.race_over`'s ``Pair``).
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -57,6 +58,11 @@ def queue_key(spec: ArenaSpec) -> QueueKey:
     return (spec.variant, spec.goal, f"{spec.pool}@{spec.id}", "any")
 
 
+def _utc(ms: int) -> str:
+    """A unix time in ms as people read it in a log."""
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
 class Arenas:
     def __init__(
         self, config: Config, store: Store, accounts: Accounts, registry: Registry, matchmaking: Matchmaking
@@ -90,12 +96,12 @@ class Arenas:
         made = await self.store.arena_create(spec.to_dict())
         if made:
             log.info(
-                "arena %s: %s %s from %d to %d",
+                "arena %s: %s %s from %s to %s UTC",
                 spec.id,
                 spec.variant,
                 spec.pool,
-                spec.starts_ms,
-                spec.ends_ms,
+                _utc(spec.starts_ms),
+                _utc(spec.ends_ms),
             )
         return made
 

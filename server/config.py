@@ -158,6 +158,7 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
     parser = argparse.ArgumentParser(
         prog="terrace-server",
         description="Run the Terrace Race server (protocol v1 on ws://HOST:PORT/ws, /healthz, /metrics).",
+        epilog="terrace-server arena create|list ... makes and lists arenas (terrace-server arena --help).",
     )
     base = Config()
     values: dict[str, object] = {}
@@ -211,7 +212,7 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
             if len(bytes.fromhex(config.daily_secret)) < 16:
                 problems.append("--daily-secret must be at least 16 bytes (32 hex digits)")
         except ValueError:
-            problems.append("--daily-secret must be hexadecimal")
+            problems.append("--daily-secret must be hexadecimal digits, two for each byte (an even count)")
     if config.public_url and urllib.parse.urlsplit(config.public_url).scheme not in ("ws", "wss"):
         problems.append(f"--public-url {config.public_url!r} must be a ws:// or wss:// URL")
     try:

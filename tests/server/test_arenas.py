@@ -294,3 +294,12 @@ async def test_a_race_over_pairs_its_players_again_without_waiting_for_the_nodes
     await server.arenas.create(spec_from_now("no-tick", 6))  # running from now: joining pairs at once
     results = await race_bots([server.url], "no-tick", 2)
     assert all(len(rs) >= 3 for rs in results.values()), {k: len(v) for k, v in results.items()}
+
+
+async def test_a_new_arena_is_logged_with_its_times_as_people_read_them(
+    server: RaceServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="terrace.server")
+    starts = 1_795_867_200_000  # 2026-11-28 12:00:00 UTC
+    assert await server.arenas.create(make_spec("logged", "terrace", "all", starts, 5))
+    assert "arena logged: terrace all from 2026-11-28 12:00:00 to 2026-11-28 12:05:00 UTC" in caplog.text

@@ -200,7 +200,11 @@ def test_a_redis_mode_other_than_single_or_cluster_is_refused(capsys: pytest.Cap
 
 @pytest.mark.parametrize(
     ("secret", "complaint"),
-    [("not-hex", "--daily-secret must be hexadecimal"), ("abcd", "--daily-secret must be at least 16 bytes")],
+    [
+        ("not-hex", "--daily-secret must be hexadecimal digits, two for each byte (an even count)"),
+        ("abc", "--daily-secret must be hexadecimal digits, two for each byte (an even count)"),  # hex, odd
+        ("abcd", "--daily-secret must be at least 16 bytes"),
+    ],
 )
 def test_a_daily_secret_must_be_long_hex(
     secret: str, complaint: str, capsys: pytest.CaptureFixture[str]
@@ -394,3 +398,9 @@ async def test_the_log_says_nothing_of_each_connection_opened_and_closed() -> No
         proc.terminate()
         _, log = proc.communicate(timeout=30)
     assert "connection open" not in log and "connection closed" not in log and "HTTP response" not in log, log
+
+
+def test_the_help_names_the_arena_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse(["--help"], {})
+    assert "terrace-server arena create|list" in " ".join(capsys.readouterr().out.split())
