@@ -23,12 +23,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from link import Connection, Refused, checked, fetch
+from link.command import interrupt_handled
 from terrace.arena import check_standings
 from terrace.audit import audit
 from terrace.conversation import Message
 
 from . import config
-from .play import RaceTable, hello_fields
+from .race_table import RaceTable, hello_fields
 from .render import plural
 from .suggest import server_flag
 
@@ -241,9 +242,7 @@ class ArenaTable(RaceTable):
 
 async def _leave(table: ArenaTable, arena: str, out: Console) -> int:
     """Leave the arena (Ctrl-C or quit): no more pairings; the points so far stay."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        task.uncancel()  # this Ctrl-C is handled here: the goodbye must not be cancelled with it
+    interrupt_handled()
     await table.ask("arena_leave", arena=arena)
     out.print("You left the arena; your points so far stay in its standings.")
     return 0

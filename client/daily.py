@@ -24,7 +24,8 @@ from link import checked
 from terrace.conversation import Message
 
 from . import config
-from .play import LEFT_SCREEN, RaceTable, _countdown, hello_fields
+from .play import LEFT_SCREEN, _countdown
+from .race_table import RaceTable, hello_fields
 from .render import player_name, plural, race_time
 from .screen import Screen
 from .suggest import command

@@ -16,6 +16,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from terrace import VARIANTS
+
 from .render import View, board, player_name, plural, race_time, standings
 
 
@@ -110,8 +112,6 @@ RANKING_RULE_LOUIS = RANKING_RULE.replace("then fewer terrace cards left; ", "")
 
 def has_terrace(variant: str) -> bool:
     """Whether the variant's players have a terrace (the Terrace family does; Louis has none)."""
-    from terrace import VARIANTS
-
     known = VARIANTS.get(variant)
     return known is None or known.family == "terrace"
 

@@ -18,6 +18,15 @@ from terrace.session import HelloRefused
 from .connection import Offline, Refused
 
 
+def interrupt_handled() -> None:
+    """Tell :func:`run_command` that the command handled the Ctrl-C it was cancelled for (it
+    leaves a queue, an arena, stops waiting): the command goes on to end as it chooses, and
+    what it awaits meanwhile (a goodbye to the server) is not cancelled with it."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        task.uncancel()
+
+
 def run_command(
     work: Awaitable[int],
     prog: str,

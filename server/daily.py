@@ -19,7 +19,7 @@ and runs the attempts:
 
 Time comes from ``clock`` (Unix seconds); tests set it to let a day end.
 
-Kept as one module (about 470 lines): seeds, attempts, the board and the reveal all read and
+Kept as one module (about 480 lines): seeds, attempts, the board and the reveal all read and
 write the same store keys of one day; the challenges built on it are in :mod:`server.challenges`.
 """
 

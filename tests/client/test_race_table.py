@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from client.play import RaceTable
+from client.race_table import RaceTable
 from server.app import RaceServer
 from terrace import REASONS
 from tests.server.wire import Client

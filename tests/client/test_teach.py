@@ -299,7 +299,7 @@ def test_play_says_hello_with_the_token_stored_for_the_name_given(config_dir: ob
     import argparse
 
     from client import config
-    from client.play import hello_fields
+    from client.race_table import hello_fields
 
     config.save_token("ws://s/ws", "gil", "tok-gil", "human")
     config.save_token("ws://s/ws", "hal", "tok-hal", "human")

@@ -16,7 +16,7 @@ import redis
 
 from bots import Bot
 from bots.sdk import Racer
-from client.play import RaceTable
+from client.race_table import RaceTable
 from link.session import Session
 from server import nodes
 from server.accounts import hash_token
@@ -412,7 +412,7 @@ async def test_house_bots_on_one_node_keep_a_persons_pace_in_a_race_another_node
     house = House(a.url, parse_lineup(DEFAULT_LINEUP), ["terrace"])
     running = asyncio.create_task(house.run())
     try:
-        await _until(lambda: _async(len(house.own.racers) == 3), timeout=20)  # connected, and queueing
+        await eventually(lambda: len(house.own.racers) == 3, timeout=20, what="the house bots connected")
         person = Session(b.url, name="ada")
         await person.connect()
         assert (await person.request("queue", variant="terrace"))["type"] == "queued"
@@ -428,7 +428,3 @@ async def test_house_bots_on_one_node_keep_a_persons_pace_in_a_race_another_node
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
-
-
-async def _async(value: bool) -> bool:
-    return value

@@ -1,0 +1,234 @@
+"""The online race table: one player's connection to a race on a server, behind the
+screen's ``Table`` interface (``client.table``), and who to say hello as.
+
+The server is the truth: views and legal moves come from its answers, an illegal move
+shows its reason and changes nothing. If the connection drops mid-race, the table
+reconnects with backoff, says hello with its session and carries on; the player sees it
+happen on the screen, and a move typed meanwhile is sent once the line is back, with the
+same ``seq``. ``terrace play``, ``terrace daily`` and ``terrace arena join`` race on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from link import Connection, HelloRefused, News, Refused, Session
+from terrace.conversation import Message
+
+from . import config
+from .table import Outcome, View
+
+
+class RaceTable:
+    def __init__(self, url: str, hello: dict[str, Any]) -> None:
+        self.link = Session(
+            url,
+            token=hello.get("token"),
+            name=hello.get("name"),
+            client=config.client_id(),
+            on_push=self._push,
+            on_news=self._news,
+        )
+        self.link.policy.session = hello.get("session")
+        self.race: Message = {}  # the latest race summary
+        self.title = "terrace"
+        self.started: asyncio.Future[Message] | None = None
+        self.finished: asyncio.Future[Message] | None = None
+        self._view: View = {}
+        self._legal: list[str] = []
+        self._rows: list[Message] = []
+        self.seq = 0
+        self.my_finish: str | None = None
+        self.ends_at: float | None = None  # local monotonic time the race ends
+        self.status_line: str | None = None  # connection news for the screen
+        self.on_change: Callable[[], None] = lambda: None
+
+    # ----- connection ----------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return self.link.url
+
+    @property
+    def conn(self) -> Connection | None:
+        return self.link.conn
+
+    @property
+    def session(self) -> str | None:
+        return self.link.policy.session
+
+    @session.setter
+    def session(self, value: str | None) -> None:
+        self.link.policy.session = value
+
+    @property
+    def player(self) -> Message:
+        return self.link.player
+
+    async def connect(self) -> Message:
+        """Open and say hello; raises Refused (bad token, taken name) or Offline."""
+        loop = asyncio.get_running_loop()
+        self.started = self.started or loop.create_future()
+        self.finished = self.finished or loop.create_future()
+        try:
+            return await self.link.connect()
+        except HelloRefused as exc:
+            raise Refused(exc.answer) from exc
+
+    def _news(self, news: News) -> None:
+        if news.kind == "lost":
+            self.status_line = f"Connection lost ({news.reason}); reconnecting, attempt {news.attempt}…"
+        elif news.kind == "back":
+            self.status_line = "Reconnected: back in the race."
+        elif news.reason != "closed":
+            self.status_line = f"Disconnected: {news.reason}."
+        self.on_change()
+
+    async def close(self) -> None:
+        await self.link.close()
+
+    async def ask(self, type_: str, **fields: Any) -> Message:
+        """A request that survives a dropped line and follows redirects (``error`` answers included)."""
+        return await self.link.request(type_, **fields)
+
+    # ----- pushes --------------------------------------------------------------------
+
+    def _push(self, msg: Message) -> None:
+        kind = msg.get("type")
+        if kind == "race":
+            if not self.race or msg["race"]["id"] == self.race.get("id"):
+                self.race = msg["race"]
+        elif kind == "started":
+            self._started(msg)
+        elif kind == "standings" and msg.get("race") == self.race.get("id"):
+            self._rows = msg["rows"]
+        elif kind == "finished" and msg.get("race") == self.race.get("id"):
+            self._rows = msg["results"]
+            if self.finished is not None and not self.finished.done():
+                self.finished.set_result(msg)
+        self.on_change()
+
+    def _started(self, msg: Message) -> None:
+        self.race = {**self.race, "id": msg["race"], "variant": msg.get("variant"), "goal": msg.get("goal")}
+        self._view, self._legal, self.seq = msg["view"], msg["legal"], msg.get("seq", 0)
+        clock = msg.get("clock") or {}
+        if clock.get("ends_at") and clock.get("now"):
+            self.ends_at = time.monotonic() + (clock["ends_at"] - clock["now"]) / 1000
+        self.title = f"race {msg['race']} · {msg.get('variant')} · goal {msg.get('goal')}"
+        if self.started is not None and not self.started.done():
+            self.started.set_result(msg)
+
+    # ----- Table ---------------------------------------------------------------------
+
+    def view(self) -> View:
+        return self._view
+
+    def legal(self) -> list[str]:
+        return self._legal
+
+    def standings(self) -> list[Message]:
+        return self._rows
+
+    def clock(self) -> str | None:
+        if self.ends_at is None:
+            return None
+        left = max(0, int(self.ends_at - time.monotonic()))
+        text = f"{left // 60}:{left % 60:02d} left"
+        return f"{text} · {self.status_line}" if self.status_line else text
+
+    def over(self) -> str | None:
+        gone = self.link.gone
+        if gone and gone != "closed":
+            return f"Lost the server: {gone}."
+        if self.finished is not None and self.finished.done() and not self.finished.exception():
+            return "The race is over."
+        if self.my_finish:
+            return f"You finished: {self.my_finish}."
+        return None
+
+    async def move(self, text: str) -> Outcome:
+        answer = await self.ask("move", race=self.race["id"], seq=self.seq + 1, move=text)
+        if answer["type"] != "moved":
+            if answer.get("code") in ("player_finished", "race_not_running", "not_in_race"):
+                self.my_finish = self.my_finish or "the race ended"
+            return Outcome(False, message=str(answer.get("message", answer.get("code"))))
+        self.seq, self._view, self._legal = answer["seq"], answer["view"], answer["legal"]
+        self._mine_as_moved()
+        news = _news(answer.get("events", []))
+        if answer.get("finish"):
+            self.my_finish = {
+                "goal": "goal reached!",
+                "stuck": "stuck (no card can go home any more: the game is lost)",
+            }.get(answer["finish"], answer["finish"])
+        self.on_change()
+        return Outcome(True, move=answer["move"], message=news, events=answer.get("events", []))
+
+    def _mine_as_moved(self) -> None:
+        """Our own standings row as of the move just answered: the next standings push may be a
+        moment away (or, after the last move, never come before the end screen)."""
+        me = self.link.player.get("id")
+        view = self._view
+        self._rows = [
+            {
+                **row,
+                "score": view.get("score"),
+                "terrace_left": view.get("terrace_left"),
+                "moves": view.get("moves"),
+            }
+            if (row.get("player") or {}).get("id") == me
+            else row
+            for row in self._rows
+        ]
+
+    def commands(self) -> dict[str, Callable[[], Awaitable[str]]]:
+        async def resign() -> str:
+            answer = await self.ask("resign", race=self.race["id"])
+            if answer["type"] == "resigned":
+                self.my_finish = "resigned"
+                return "You resigned."
+            return str(answer.get("message"))
+
+        async def leave() -> str:
+            answer = await self.ask("leave", race=self.race["id"])
+            if answer["type"] == "left":
+                self.my_finish = "left"
+                return "You left the race: it is over for you, and you may race again at once."
+            return str(answer.get("message"))
+
+        return {"resign": resign, "leave": leave}
+
+
+def _news(events: list[Message]) -> str:
+    words = {
+        "terrace_cleared": "Terrace cleared!",
+        "game_over": "Game over.",
+        "recycled": "Waste turned over.",
+        "redealt": "Redealt.",
+    }
+    return " ".join(words[e["type"]] for e in events if e.get("type") in words)
+
+
+def hello_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """Who to say hello as, and the session to try first (it puts us back into a race).
+
+    --name: that name's stored token, else that guest (with its stored session, if we last
+    played as it here); else the server's default stored account; else the guest we last
+    played as here; else a new guest.
+    """
+    stored = config.load_session(args.server)
+    name = getattr(args, "name", None)
+    if name:
+        named = config.load_token(args.server, name)
+        if named:
+            return {"token": named["token"]}
+        return {"name": name, **({"session": stored["session"]} if stored and stored["name"] == name else {})}
+    account = config.load_token(args.server)
+    if account:
+        return {"token": account["token"]}
+    if stored:
+        return {"name": stored["name"], "session": stored["session"]}
+    return {}
