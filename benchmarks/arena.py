@@ -10,8 +10,8 @@ nodes, and race until it ends. Then, from the arena's record and its races' reco
 - the re-pair gap: for each bot and each race of theirs but the last, from the race's end
   (``ended_at``) to the making of their next race (its ``created_at``): median, 95th
   percentile and largest, in ms;
-- the check: every race verifies (``terrace.audit``) and the standings are recomputed from
-  the races' places (``terrace.arena.check_standings``).
+- the check: every race verifies (``terrace.race.audit``) and the standings are recomputed from
+  the races' places (``terrace.race.arena.check_standings``).
 
 The bots and the servers share this process (and so its core); the gap includes the arena
 queue's half-second wait for a fuller group.
@@ -40,8 +40,8 @@ from bots.samples.greedy import GreedyBot
 from bots.sdk import RaceResult, play
 from server.app import RaceServer
 from server.config import Config
-from terrace.arena import check_standings, make_spec
-from terrace.audit import audit
+from terrace.race.arena import check_standings, make_spec
+from terrace.race.audit import audit
 
 START_IN = 2.0  # seconds from now to the arena's start: every bot has joined by then
 

@@ -2,7 +2,7 @@
 """Benchmark the daily deal's drawing: how long it takes to find a day's deal the solver proves winnable.
 
 For each variant and each of ``--days`` consecutive days from ``--start``, draws the day's
-deal as the server does (``terrace.daily.draw``: candidates HMAC(secret, variant|day|n) in
+deal as the server does (``terrace.race.daily.draw``: candidates HMAC(secret, variant|day|n) in
 counter order, each solved with the fixed node budget, until one is proven winnable), in this
 process, one after another, and reports per variant the median and largest number of
 candidates tried and of seconds spent (one core). The secret is fixed, so runs are repeatable.
@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from benchmarks.common import run_info  # noqa: E402
-from terrace.daily import draw, shift  # noqa: E402
-from terrace.versions import RULES_VERSION  # noqa: E402
+from terrace.race.daily import draw, shift  # noqa: E402
+from terrace.rules.versions import RULES_VERSION  # noqa: E402
 
 SECRET = bytes(range(32))
 

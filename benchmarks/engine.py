@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 import terrace  # noqa: E402
 from benchmarks.common import run_info  # noqa: E402
-from bots.deals import load_deals  # noqa: E402
+from bots.arena.deals import load_deals  # noqa: E402
 from terrace import Game  # noqa: E402
-from terrace.moves import Move  # noqa: E402
+from terrace.rules.moves import Move  # noqa: E402
 
 MOVE_CAP = 3000  # moves per game, for both policies
 REPEATS = 3  # random playouts: report the median of this many runs

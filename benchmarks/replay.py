@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from benchmarks.common import run_info  # noqa: E402
-from terrace.game import MAX_MOVES  # noqa: E402
 from terrace.race.restore import restore  # noqa: E402
 from terrace.race.rules import Timing  # noqa: E402
+from terrace.rules.game import MAX_MOVES  # noqa: E402
 
 TIMING = Timing(countdown=0, grace=60_000, standings=100, open_for=1_800_000)
 

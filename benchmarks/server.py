@@ -81,8 +81,8 @@ from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 
 import terrace  # noqa: E402
 from benchmarks.common import run_info  # noqa: E402
-from terrace.moves import Move  # noqa: E402
-from terrace.protocol import JSON, MSGPACK, decode, encode  # noqa: E402
+from terrace.rules.moves import Move  # noqa: E402
+from terrace.wire.protocol import JSON, MSGPACK, decode, encode  # noqa: E402
 
 HOST = "127.0.0.1"
 MAX_FRAME = 65_536  # the server's default max_frame; the echo server uses the same

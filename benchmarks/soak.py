@@ -62,7 +62,7 @@ from benchmarks.server import (  # noqa: E402
     move_handling,
     summarize,
 )
-from terrace.protocol import MSGPACK, decode, encode  # noqa: E402
+from terrace.wire.protocol import MSGPACK, decode, encode  # noqa: E402
 
 PLAYERS_FROM, READERS_FROM, FLOOD_FROM = "127.0.0.2", "127.0.0.3", "127.0.0.4"
 

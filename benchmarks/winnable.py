@@ -41,7 +41,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 from benchmarks.common import run_info  # noqa: E402
 from server.app import RaceServer  # noqa: E402
 from server.config import Config  # noqa: E402
-from terrace.protocol import JSON  # noqa: E402
+from terrace.wire.protocol import JSON  # noqa: E402
 
 
 def percentile(ordered: list[float], p: float) -> float:

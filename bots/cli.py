@@ -21,13 +21,13 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
+from bots.house.keeper import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, keep_house, parse_lineup
+from bots.house.pace import DEFAULT_PACE, PACES
 from link import DEFAULT_SERVER, Connection, Offline, default_server, server_url
 from link.command import run_command
 from terrace import VARIANTS
 
 from .bot import SAMPLES, load_bot
-from .house import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, keep_house, parse_lineup
-from .pace import DEFAULT_PACE, PACES
 from .sdk import SDKError, play
 from .swarm import swarm
 

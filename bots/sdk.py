@@ -31,10 +31,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from link import HelloRefused, News, Offline, Session
-from terrace.conversation import Message
-from terrace.protocol import MSGPACK
-from terrace.session import RECONNECT_FOR
-from terrace.variants import VARIANTS
+from terrace.rules.variants import VARIANTS
+from terrace.wire.conversation import Message
+from terrace.wire.protocol import MSGPACK
+from terrace.wire.session import RECONNECT_FOR
 
 from .bot import Bot, BotFactory
 

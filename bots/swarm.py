@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from link import Connection, Offline
-from terrace.conversation import Message
+from terrace.wire.conversation import Message
 
 from .bot import BotFactory, load_bot
 from .sdk import _decide

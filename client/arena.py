@@ -24,9 +24,9 @@ from rich.table import Table
 
 from link import Connection, Refused, checked, fetch
 from link.command import interrupt_handled
-from terrace.arena import check_standings
-from terrace.audit import audit
-from terrace.conversation import Message
+from terrace.race.arena import check_standings
+from terrace.race.audit import audit
+from terrace.wire.conversation import Message
 
 from . import config
 from .race_table import RaceTable, hello_fields

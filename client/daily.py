@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from link import checked
-from terrace.conversation import Message
+from terrace.wire.conversation import Message
 
 from . import config
 from .play import LEFT_SCREEN, _countdown

@@ -22,8 +22,8 @@ from rich.console import Console, Group
 from rich.live import Live
 
 from link import Connection, checked, fetch
-from terrace.conversation import Message
-from terrace.messages import RacesAnswer
+from terrace.wire.conversation import Message
+from terrace.wire.messages import RacesAnswer
 
 from .suggest import command
 

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from link import Refused, checked
 from link.command import interrupt_handled
-from terrace.conversation import Message
+from terrace.wire.conversation import Message
 
 from . import config
 from .race_table import RaceTable, hello_fields

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from link import Connection, HelloRefused, News, Refused, Session
-from terrace.conversation import Message
+from terrace.wire.conversation import Message
 
 from . import config
 from .table import Outcome, View

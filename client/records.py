@@ -2,7 +2,7 @@
 
 ``register`` makes an account and keeps its token (client/config.py, mode 0600).
 ``verify`` fetches a finished race's record (or reads one saved as JSON) and
-checks everything it claims with :func:`terrace.audit.audit`: the commitment,
+checks everything it claims with :func:`terrace.race.audit.audit`: the commitment,
 the deal, every move, results, finishes and places. ``replay`` rebuilds each
 player's game move by move from the revealed seed, with the engine, and shows it:
 stepping with keys on a terminal, or printing every step when piped. It also asks
@@ -32,9 +32,9 @@ from rich.text import Text
 
 import terrace
 from link import Connection, Refused, fetch
-from terrace.audit import Audit, Check, audit
-from terrace.conversation import Message
+from terrace.race.audit import Audit, Check, audit
 from terrace.solve.hindsight import sentence
+from terrace.wire.conversation import Message
 
 from . import config
 from .errors import print_json_error

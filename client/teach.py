@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from terrace.cards import parse_card
+from terrace.rules.cards import parse_card
 
 SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 _CARD = re.compile(r"(?<![\w♣♦♥♠])(10|[A2-9TJQK])([cdhs])(?![\w♣♦♥♠])")

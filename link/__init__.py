@@ -2,12 +2,12 @@
 
 ``link.Connection`` is one websocket (requests matched to answers, pushes,
 rate-limit resends); ``link.Session`` keeps one identity at one server across
-drops and redirects, with its decisions in ``terrace.session``. The terminal
+drops and redirects, with its decisions in ``terrace.wire.session``. The terminal
 client (``client/``) and the bot SDK (``bots/``) both import it; it imports
 only ``terrace``.
 """
 
-from terrace.session import HelloRefused, News
+from terrace.wire.session import HelloRefused, News
 
 from .connection import (
     DEFAULT_SERVER,

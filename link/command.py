@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Awaitable
 
-from terrace.session import HelloRefused
+from terrace.wire.session import HelloRefused
 
 from .connection import Offline, Refused
 

@@ -1,6 +1,6 @@
 """One websocket connection to a race server: requests matched to answers, pushes handed on.
 
-A thin asyncio wrapper around ``terrace.conversation`` (which does the
+A thin asyncio wrapper around ``terrace.wire.conversation`` (which does the
 bookkeeping). :meth:`Connection.request` numbers a request, waits for the
 answer that carries its ``re`` and sends it again by itself after a
 ``rate_limited`` refusal, so callers see only the answers that matter. Pushes
@@ -25,10 +25,10 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.typing import Subprotocol
 from websockets.uri import parse_uri
 
-from terrace.conversation import Answer, Conversation, Message, Push
-from terrace.protocol import MSGPACK, Frame
-from terrace.session import close_reason
-from terrace.urls import with_hint
+from terrace.wire.conversation import Answer, Conversation, Message, Push
+from terrace.wire.protocol import MSGPACK, Frame
+from terrace.wire.session import close_reason
+from terrace.wire.urls import with_hint
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 SERVER_ENV = "TERRACE_SERVER"

@@ -1,6 +1,6 @@
 """One identity at one server over a connection that comes back: hello, reconnects, redirects.
 
-The asyncio edge of ``terrace.session.SessionPolicy``, shared by the terminal
+The asyncio edge of ``terrace.wire.session.SessionPolicy``, shared by the terminal
 client and the bot SDK. :meth:`Session.request` survives a dropped line: the
 session reconnects in the background with backoff, says hello with its session
 (the server puts a player back into their race and pushes ``started`` again),
@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from terrace.conversation import Message
-from terrace.protocol import MSGPACK
-from terrace.session import RECONNECT_FOR, GiveUp, HelloRefused, News, Retry, SessionPolicy
+from terrace.wire.conversation import Message
+from terrace.wire.protocol import MSGPACK
+from terrace.wire.session import RECONNECT_FOR, GiveUp, HelloRefused, News, Retry, SessionPolicy
 
 from .connection import Connection, Offline, checked
 

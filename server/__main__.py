@@ -1,5 +1,5 @@
 """``terrace-server``: run the race server until SIGTERM or SIGINT (``terrace-server arena ...``:
-the operator's arena commands, in :mod:`server.arena_cli`)."""
+the operator's arena commands, in :mod:`server.features.arena_cli`)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["arena"]:  # the operator's arena commands (server.arena_cli)
-        from .arena_cli import main as arena_main
+        from server.features.arena_cli import main as arena_main
 
         return arena_main(args[1:])
     config = config_module.parse(argv)

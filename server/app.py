@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -22,30 +22,33 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import NegotiationError
 from websockets.http11 import Request, Response
 
-from terrace.protocol import SUBPROTOCOLS
-
-from . import http
-from .accounts import Accounts
-from .adoption import Adoption
-from .archive import Archive
-from .arenas import Arenas
-from .audience import Audience
-from .challenges import Challenges
-from .config import Config
-from .connection import Connection
-from .daily import Daily
-from .driver import Searches
-from .endpoint import WRITE_LIMIT, serve_connection
-from .guard import Guard, guarded
-from .handlers import Handlers
-from .journal import Journal
-from .leaderboards import Leaderboards
-from .matchmaking import Matchmaking
-from .metrics import Metrics
-from .nodes import RENEW_EVERY, Cluster
-from .registry import Registry
-from .shared_queue import SharedQueue, told
-from .store import MemoryStore, Store, StoreDown, open_store
+from server.config import Config
+from server.features.arenas import Arenas
+from server.features.challenges import Challenges
+from server.features.daily import Daily
+from server.features.hindsight import Analyses
+from server.handlers.dispatch import Dispatcher
+from server.handlers.lobby import LobbyRequests
+from server.handlers.players import PlayerRequests
+from server.handlers.racing import RaceRequests
+from server.metrics import Metrics
+from server.players.accounts import Accounts
+from server.players.leaderboards import Leaderboards
+from server.races.adoption import Adoption
+from server.races.archive import Archive
+from server.races.audience import Audience
+from server.races.driver import Searches
+from server.races.journal import Journal
+from server.races.matchmaking import Matchmaking
+from server.races.nodes import RENEW_EVERY, Cluster
+from server.races.registry import Registry
+from server.races.shared_queue import SharedQueue, told
+from server.store import MemoryStore, Store, StoreDown, open_store
+from server.transport import http
+from server.transport.connection import Connection
+from server.transport.endpoint import WRITE_LIMIT, serve_connection
+from server.transport.guard import Guard, guarded
+from terrace.wire.protocol import REQUESTS, SUBPROTOCOLS
 
 log = logging.getLogger("terrace.server")
 
@@ -85,21 +88,27 @@ class RaceServer:
         )
         self.matchmaking = Matchmaking(config, self.registry)
         self.adoption = Adoption(self.registry, self.journal, self.accounts)
-        self.handlers = Handlers(
-            self.accounts,
-            self.registry,
-            self.matchmaking,
-            self.audience,
-            self.archive,
-            self.adoption,
-            self.leaderboards,
-            self.store,
-        )
         self.daily = Daily(config, self.store, self.registry, self.audience)
-        self.handlers.daily = self.daily
-        self.handlers.challenges = Challenges(self.daily)
+        self.challenges = Challenges(self.daily)
         self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
-        self.handlers.table.update(self.arenas.handlers())
+        races = RaceRequests(self.registry, self.audience, self.archive, self.adoption, self.store)
+        races.kept.append(self.daily.record)  # a daily attempt's record is the daily's to give
+        self.analyses = Analyses(self.store, self.executor, config, races.record)
+        self.dispatcher = Dispatcher(self.adoption)
+        for room in (
+            PlayerRequests(self.accounts, self.registry, self.adoption, self.leaderboards),
+            LobbyRequests(
+                self.registry, self.matchmaking, self.audience, self.archive, self.adoption, self.store
+            ),
+            races,
+            self.daily,
+            self.challenges,
+            self.arenas,
+            self.analyses,
+        ):
+            self.dispatcher.add(room.handlers(), room.ANONYMOUS)
+        # every request the protocol checks has its handler, and no handler waits for an unchecked one
+        assert set(self.dispatcher.table) == set(REQUESTS), set(self.dispatcher.table) ^ set(REQUESTS)
         self.cluster: Cluster | None = None
         self.guard = Guard(config, self.metrics)  # sockets per address from accept; buckets per address
         self.connections: set[Connection] = set()
@@ -257,6 +266,16 @@ class RaceServer:
 
     async def _connection(self, ws: ServerConnection) -> None:
         await serve_connection(self, ws)
+
+    async def handle(self, conn: Connection, req: dict[str, Any]) -> Mapping[str, Any] | None:
+        return await self.dispatcher.handle(conn, req)
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "store": type(self.store).__name__,
+            "connections": len(self.connections),
+            "races": len(self.registry.drivers),
+        }
 
     def gone(self, conn: Connection) -> None:
         """A connection closed: it stops watching; its player is away from races and the queue;

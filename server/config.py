@@ -8,15 +8,28 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import ipaddress
 import math
 import os
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
-from terrace.arena import parse_schedules
+from terrace.race.arena import parse_schedules
 
-from .limits import proxy_networks
+Networks = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+
+
+def proxy_networks(spec: str) -> Networks:
+    """The networks of ``--trusted-proxies`` (``"10.0.0.5, 10.1.0.0/16"``); ValueError names a bad one."""
+    networks = []
+    for part in (p.strip() for p in spec.split(",")):
+        if part:
+            try:
+                networks.append(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                raise ValueError(f"{part!r} is not an address or a network") from None
+    return tuple(networks)
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,15 @@ the tests all drive this package and nothing here does any I/O.
     '1-F1'
 """
 
-from .cards import NAME, parse_card
-from .deal import commitment, seed_of, shuffle
+from terrace.rules.cards import NAME, parse_card
+from terrace.rules.deal import commitment, seed_of, shuffle
+from terrace.rules.game import SEARCH_LIMIT, Game
+from terrace.rules.moves import Move
+from terrace.rules.replay import new_game, replay
+from terrace.rules.variants import VARIANTS, Variant
+from terrace.rules.versions import RULES_VERSION
+
 from .errors import REASONS, IllegalMove, ReplayError
-from .game import SEARCH_LIMIT, Game
-from .moves import Move
-from .replay import new_game, replay
-from .variants import VARIANTS, Variant
-from .versions import RULES_VERSION
 
 __all__ = [
     "NAME",

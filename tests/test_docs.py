@@ -47,7 +47,7 @@ def test_protocol_reference_documents_every_error_code() -> None:
 
 
 def test_protocol_reference_documents_every_request_and_its_fields() -> None:
-    from terrace.protocol import REQUESTS
+    from terrace.wire.protocol import REQUESTS
 
     doc = _protocol_doc().split("### Requests at a glance", 1)[1].split("\n## ", 1)[0]
     for kind, fields in REQUESTS.items():
@@ -83,8 +83,8 @@ def test_readme_lists_every_server_setting_with_its_flag_and_variable() -> None:
 
 
 def test_protocol_reference_verification_vectors_match_the_engine() -> None:
-    from terrace.cards import NAME
-    from terrace.deal import commitment, shuffle
+    from terrace.rules.cards import NAME
+    from terrace.rules.deal import commitment, shuffle
 
     section = _protocol_doc().split("### Verifying a race", 1)[1].split("\n### ", 1)[0]
     first_five = [" ".join(NAME[c] for c in shuffle(range(104), deal)[:5]) for deal in (1, bytes(range(32)))]

@@ -1,14 +1,14 @@
 """The greedy bot: home first, then moves that free a card, then the stock; never looks further.
 
 It sees only the view and the legal moves. To ask "would this move let a card go
-home?" it plays the move on a game built from the view (``terrace.imagine``),
+home?" it plays the move on a game built from the view (``terrace.solve.imagine``),
 so it never re-derives the rules.
 """
 
 from __future__ import annotations
 
 from bots.bot import Bot, View
-from terrace.imagine import imagine, unseen
+from terrace.solve.imagine import imagine, unseen
 
 SHUFFLE_CAP = 40  # shuffle moves allowed between two progress moves: packing can loop for ever
 

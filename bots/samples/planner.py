@@ -3,8 +3,8 @@
 It sees only the view and the legal moves, never the deal:
 
 - Determinization: the stock's order is unknown, so the planner guesses it a few
-  times by shuffling the unseen cards (``terrace.imagine.unseen``) and builds an
-  engine game for each guess (``terrace.imagine.imagine``). In signora, after
+  times by shuffling the unseen cards (``terrace.solve.imagine.unseen``) and builds an
+  engine game for each guess (``terrace.solve.imagine.imagine``). In signora, after
   the recycle, the stock is the first pass's waste, which the planner saw and
   remembers: it then plays with the true order (memory, not hidden state).
 - Decisions: when the legal moves offer genuinely different choices (packing
@@ -31,8 +31,8 @@ from typing import Any
 from bots.bot import View
 from bots.samples.greedy import GreedyBot, split
 from terrace import Game
-from terrace.family import F1, PLACE_NAMES, S, T, W
-from terrace.imagine import board, imagine, unseen
+from terrace.rules.family import F1, PLACE_NAMES, S, T, W
+from terrace.solve.imagine import board, imagine, unseen
 
 NODES = 200  # positions searched per move at most
 SAMPLES = 4  # guessed deals per decision

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from bots.bot import Bot, View
-from terrace.moves import Move
+from terrace.rules.moves import Move
 
 MAX_MOVES = 3000  # a random walk between piles can last for ever; then it resigns
 

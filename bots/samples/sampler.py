@@ -5,7 +5,7 @@ It never sees the deal. At each choice it:
 1. asks the solver which moves are worth trying here
    (``terrace.solve.first_choices``: that depends only on what the view shows); a
    safe move, a terrace card going home, or a lone move is played at once;
-2. guesses the stock's order (``terrace.imagine``: the unseen cards, shuffled),
+2. guesses the stock's order (``terrace.solve.imagine``: the unseen cards, shuffled),
    the same guesses for every candidate;
 3. plays its four best candidates on every guess and lets the solver's first line
    (``terrace.solve.playout``, a greedy dive that knows the guessed stock) play
@@ -35,9 +35,9 @@ import random
 from typing import Any
 
 from bots.bot import Bot, View
-from terrace.imagine import board, imagine, reshuffled, unseen
-from terrace.louis import GATHER_ORDER, PLACE_NAMES
+from terrace.rules.louis import GATHER_ORDER, PLACE_NAMES
 from terrace.solve import first_choices, playout, solve
+from terrace.solve.imagine import board, imagine, reshuffled, unseen
 
 FIRST_ROUND = 4  # guessed stocks for every candidate at a choice
 LAST_ROUND = 8  # new guesses for the last two candidates (each round doubles, up to this)

@@ -2,7 +2,7 @@
 // with pages and the rows around a player; live: a board a finished race changed is asked again.
 import { el, goalsOf, message, raceTime, select, VARIANTS, who } from "./ui.js";
 
-// What the number means (server/ratings.py: the ordinal mu - 3 sigma of an openskill rating).
+// What the number means (server/players/ratings.py: the ordinal mu - 3 sigma of an openskill rating).
 const RATING_HINT = "A rating is a cautious estimate of skill: the estimate less three times its uncertainty. "
   + "It starts at 0, may go below 0 after early losses, and rises as rated races show what you can do. "
   + "Only races of registered players count, people with people and bots with bots.";

@@ -9,7 +9,7 @@ implement it and one contract test suite (``tests/server/test_store.py``) runs a
 What a store keeps:
 
 - accounts (names unique without regard to case or look-alike characters, see
-  :mod:`server.names`; found by id, name or token hash);
+  :mod:`server.players.names`; found by id, name or token hash);
 - finished race records, the newest ``keep_records`` of them;
 - leaderboards with Redis sorted-set semantics: string members, float scores, ties ordered
   by member (ascending boards ascending by member, descending boards descending by member),
@@ -214,7 +214,7 @@ class Store(Protocol):
         """The queues someone may be waiting in."""
         ...
 
-    # ----- arenas (terrace.arena): one spec, its joined players and its race results per arena
+    # ----- arenas (terrace.race.arena): one spec, its joined players and its race results per arena
     async def arena_create(self, spec: dict[str, Any]) -> bool:
         """Keep a new arena (JSON-able, keyed by ``spec["id"]``); False (nothing changed) if the id is taken."""
         ...
@@ -242,7 +242,7 @@ class Store(Protocol):
         ...
 
     async def arena_results(self, arena_id: str) -> list[dict[str, Any]]:
-        """The races counted, in no particular order (:func:`terrace.arena.ordered` sorts them)."""
+        """The races counted, in no particular order (:func:`terrace.race.arena.ordered` sorts them)."""
         ...
 
     # ----- rating history (the bot ladder): one list per player, newest first

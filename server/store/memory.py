@@ -14,7 +14,8 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import names
+from server.players import names
+
 from .base import (
     APPLIED_TTL,
     Account,

@@ -17,14 +17,14 @@ key                                        type    content
 ``{acct}:account-name:<casefolded name>``  string  account id; SET NX in the script that adds an
                                                    account: two nodes cannot both take a name
 ``{acct}:account-look:<name key>``         string  account id, one per look-alike key of the name
-                                                   (server.names): ``AIice`` cannot join ``Alice``
+                                                   (server.players.names): ``AIice`` cannot join ``Alice``
 ``{acct}:account-token:<token hash>``      string  account id
 ``session:<token hash>``                   string  who the session is; expires (PX)
 ``{rec}:record:<race id>``                 string  the finished race record
 ``{rec}:records``                          zset    race ids of kept records, score = save
                                                    sequence; trimmed to ``keep_records``
 ``{rec}:record-seq``                       string  counter behind the ``records`` scores
-``{rec}:analysis:<race id>``               string  the race's hindsight analysis (server.hindsight);
+``{rec}:analysis:<race id>``               string  the race's hindsight analysis (server.features.hindsight);
                                                    expires after ``ANALYSIS_TTL``
 ``{lb}:board:<board>``                     zset    member -> score; ZADD (GT / LT) or ZINCRBY,
                                                    EXPIRE for boards with a ttl
@@ -47,7 +47,7 @@ key                                        type    content
 ``{mm}:queues``                            set     the queues someone may wait in
 ``history:{<player id>}``                  list    the player's rated races, newest first (rating
                                                    after each; LTRIM to the newest 100)
-``{arena}:arena:<id>``                     string  an arena's spec (terrace.arena); SET NX
+``{arena}:arena:<id>``                     string  an arena's spec (terrace.race.arena); SET NX
 ``{arena}:arenas``                         zset    arena ids, score = start (unix ms)
 ``{arena}:players:<id>``                   hash    player id -> who joined the arena
 ``{arena}:results:<id>``                   hash    race id -> the race's places; HSETNX: once
@@ -90,7 +90,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-from .. import names
+from server.players import names
+
 from .acked import AckedWrites, EvalScript, Script
 from .base import (
     ANALYSIS_TTL,
@@ -270,7 +271,7 @@ class RedisStore:
         ]
 
     async def account_by_name(self, name: str) -> Account | None:
-        """The account named ``name``, or one whose name looks like it (server.names)."""
+        """The account named ``name``, or one whose name looks like it (server.players.names)."""
         with _guard():
             found: list[bytes | str | None] = await self._r.mget(self._name_keys(name))
         aid = next((a for a in found if a is not None), None)

@@ -23,11 +23,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..deal import commitment
+from terrace.rules.deal import commitment
+from terrace.rules.game import Game
+from terrace.rules.replay import new_game
+from terrace.wire.messages import Finished, PlayerInfo, Result, View
+
 from ..errors import IllegalMove, ProtocolError
-from ..game import Game
-from ..messages import Finished, PlayerInfo, Result, View
-from ..replay import new_game
 from ..vocab import Finish, Quit, RaceState
 from . import states
 from .effects import (

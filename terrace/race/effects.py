@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..game import Game
+from terrace.rules.game import Game
 
-Message = Mapping[str, Any]  # a protocol message (terrace.messages types it)
+Message = Mapping[str, Any]  # a protocol message (terrace.wire.messages types it)
 LogEntry = dict[str, Any]  # one line of a race's move log (terrace.race.restore says what it holds)
 
 

@@ -9,8 +9,19 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from ..messages import Clock, PlayerInfo, RaceHead, Record, Result, Standings, Started, Summary, View
-from ..replay import new_game
+from terrace.rules.replay import new_game
+from terrace.wire.messages import (
+    Clock,
+    PlayerInfo,
+    RaceHead,
+    Record,
+    Result,
+    Standings,
+    Started,
+    Summary,
+    View,
+)
+
 from ..vocab import RaceState
 from .rules import META_VERSION, RaceRules
 from .seat import Seat

@@ -22,9 +22,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from terrace.rules.versions import UNVERSIONED
+from terrace.wire.messages import PlayerInfo
+
 from ..errors import IllegalMove
-from ..messages import PlayerInfo
-from ..versions import UNVERSIONED
 from .core import Race
 from .effects import Changed, Effect, LogEntry, Search
 from .rules import KEEP_ANSWERS, RaceRules, Timing

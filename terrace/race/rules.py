@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..versions import RULES_VERSION
+from terrace.rules.versions import RULES_VERSION
+
 from ..vocab import Entry, Goal, Kind, StartMode
 
 KEEP_ANSWERS = 8
@@ -23,7 +24,7 @@ class RaceRules:
     time_limit: int  # seconds from the first view
     entry: Entry = "all"
     start: StartMode = "manual"
-    rules_version: int = RULES_VERSION  # the rules the race is played under (terrace.versions)
+    rules_version: int = RULES_VERSION  # the rules the race is played under (terrace.rules.versions)
 
     def admits(self, kind: Kind) -> bool:
         return admits(self.entry, kind)

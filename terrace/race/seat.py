@@ -8,9 +8,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import cast
 
-from ..game import Game
-from ..messages import Moved, PlayerInfo, Row, View
-from ..views import view_changes
+from terrace.rules.game import Game
+from terrace.wire.messages import Moved, PlayerInfo, Row, View
+from terrace.wire.views import view_changes
+
 from ..vocab import Finish, Goal, Status
 from .places import Standing
 from .rules import KEEP_ANSWERS

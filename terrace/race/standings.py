@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from ..messages import PlayerInfo, Result, Row
+from terrace.wire.messages import PlayerInfo, Result, Row
+
 from ..vocab import Status
 from .places import places
 from .seat import Seat

@@ -23,10 +23,11 @@ import random
 import time
 from collections.abc import Callable
 
+from terrace.rules.family import FamilyGame
+from terrace.rules.game import Game, Move
+from terrace.rules.louis import LouisGame
+
 from ..errors import IllegalMove
-from ..family import FamilyGame
-from ..game import Game, Move
-from ..louis import LouisGame
 from .family import FamilyAdapter
 from .louis import LouisAdapter
 from .search import LOST, UNKNOWN, WON, Adapter, Solution, search
@@ -139,7 +140,7 @@ def _staged(game: Game, nodes: int, seconds: float | None, clock: Callable[[], f
 
 def playout(game: Game, steps: int = 400) -> Game:
     """Where the solver's first line from ``game`` ends (a copy): fast, and blind to
-    nothing, so a bot calls it only on games whose stock it guessed (``terrace.imagine``)."""
+    nothing, so a bot calls it only on games whose stock it guessed (``terrace.solve.imagine``)."""
     adapter = adapter_for(game, True)
     assert isinstance(adapter, FamilyAdapter | LouisAdapter)
     return adapter.dive(game, steps)  # the same line as ``dive``, cheaper (tests/terrace/solve)

@@ -37,9 +37,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import cast
 
-from ..cards import RANK, RED, SUIT
-from ..family import F1, FOUNDATIONS, PILES, FamilyGame, S, T, W
-from ..game import Game, Move
+from terrace.rules.cards import RANK, RED, SUIT
+from terrace.rules.family import F1, FOUNDATIONS, PILES, FamilyGame, S, T, W
+from terrace.rules.game import Game, Move
 
 _COLOUR_CLASS = bytes(RANK[c] * 2 + RED[c] for c in range(104)) + bytes(152)
 _SUIT_CLASS = bytes(c % 52 + 1 for c in range(104)) + bytes(152)
@@ -62,7 +62,7 @@ State = tuple[list[list[int]], int | None, int, int]
 
 
 class FamilyAdapter:
-    """Keys, moves, and moves played and taken back in place, for :class:`terrace.family.FamilyGame`.
+    """Keys, moves, and moves played and taken back in place, for :class:`terrace.rules.family.FamilyGame`.
 
     The adapter belongs to one game (the search's copy): it counts the cards home
     as moves are played and taken back, so "won" costs nothing to ask.

@@ -34,10 +34,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..deal import Deal
-from ..game import Game
-from ..replay import new_game, replay
-from ..versions import RULES_VERSION
+from terrace.rules.deal import Deal
+from terrace.rules.game import Game
+from terrace.rules.replay import new_game, replay
+from terrace.rules.versions import RULES_VERSION
+
 from . import LOST, UNKNOWN, WON, Solution, check_line, solve
 
 NODES = 40_000  # positions searched per question: about a second of one core

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from ..game import Game, Move
-from ..louis import CELLS, HEAPS, REDEAL, LouisGame, S
+from terrace.rules.game import Game, Move
+from terrace.rules.louis import CELLS, HEAPS, REDEAL, LouisGame, S
 
 _HEAPS_END = HEAPS.stop  # places below it are heaps
 
@@ -27,7 +27,7 @@ _SEP = b"\xff"
 
 
 class LouisAdapter:
-    """Keys, moves and snapshots for :class:`terrace.louis.LouisGame`."""
+    """Keys, moves and snapshots for :class:`terrace.rules.louis.LouisGame`."""
 
     def __init__(self, game: LouisGame) -> None:
         self.deals = game.variant.deals

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..game import Game, Move
+from terrace.rules.game import Game, Move
 
 WON, LOST, UNKNOWN = "won", "lost", "unknown"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import engine as bench
-from terrace.game import MAX_MOVES
+from terrace.rules.game import MAX_MOVES
 
 
 def test_deal_sets_read_ranges_and_files(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from benchmarks import server as bench
-from terrace.protocol import JSON, MSGPACK, encode
+from terrace.wire.protocol import JSON, MSGPACK, encode
 from tests.server.redis_server import require_redis_server
 
 

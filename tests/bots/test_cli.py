@@ -112,7 +112,7 @@ async def test_run_with_an_arena_races_until_the_arena_ends_without_races_given(
 
     from bots.samples.greedy import GreedyBot
     from bots.sdk import play
-    from terrace.arena import make_spec
+    from terrace.race.arena import make_spec
 
     await server.arenas.create(make_spec("cli", "terrace", "all", int((time.time() + 0.5) * 1000), 6 / 60))
     rival = asyncio.ensure_future(play(GreedyBot, server.url, name="rival", arena="cli", races=None))

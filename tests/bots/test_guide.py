@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bots.house import Slot, keep_house
+from bots.house.keeper import Slot, keep_house
 from bots.sdk import play
 from server.app import RaceServer
-from terrace.deal import commitment
+from terrace.rules.deal import commitment
 
 from .conftest import FAST
 

@@ -212,7 +212,7 @@ def compare(script: dict[str, list[float]]) -> tuple[str, Counter[str]]:
     game.play("1-F1")  # the stock still hidden: guesses are needed
     view = json.loads(json.dumps(game.view()))
     bot = start(Scripted(script), "terrace")
-    own = bot.imagine(view, terrace.imagine.unseen(view))
+    own = bot.imagine(view, terrace.solve.imagine.unseen(view))
     return bot.compare(list(script), view, own), bot.calls
 
 

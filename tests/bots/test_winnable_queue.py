@@ -12,7 +12,7 @@ from pathlib import Path
 from bots.samples.random_bot import RandomBot
 from bots.sdk import play
 from server.app import RaceServer
-from terrace.audit import audit
+from terrace.race.audit import audit
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]

@@ -14,7 +14,7 @@ from bots.samples.greedy import GreedyBot
 from bots.sdk import play
 from client.arena import ArenaTable, arenas_table
 from server.app import RaceServer
-from terrace.arena import make_spec
+from terrace.race.arena import make_spec
 
 from .test_commands import _run
 

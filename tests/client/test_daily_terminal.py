@@ -12,7 +12,7 @@ import pytest
 from server.app import RaceServer
 from server.config import Config
 from tests.server.conftest import FAST
-from tests.server.test_daily import play_daily, registered
+from tests.server.features.test_daily import play_daily, registered
 
 from .test_terminal import Connect, _exit, _expect, _spawn
 
@@ -68,7 +68,7 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
 
 
 async def test_terrace_verify_checks_a_daily_attempt_once_its_day_is_over(server: RaceServer) -> None:
-    from tests.server.test_daily import Clock
+    from tests.server.features.test_daily import Clock
 
     clock = Clock()
     server.daily.clock = clock

@@ -22,7 +22,7 @@ from rich.console import Console
 
 from client import config, records
 from server.app import RaceServer
-from tests.server.players import Policy, play_out
+from tests.server.scripted_players import Policy, play_out
 from tests.server.wire import Client, Message
 
 Connect = Callable[..., Awaitable[Client]]

@@ -12,7 +12,7 @@ import pytest
 
 from client import records
 from server.app import RaceServer
-from terrace import replay
+from terrace.rules import replay
 from terrace.solve import check_line
 from tests.server.known_deal import SEED, race_lost_at_189
 from tests.server.wire import Client
@@ -58,7 +58,7 @@ async def test_replay_without_hindsight_asks_for_no_analysis(server: RaceServer,
     race = await race_lost_at_189(server, await connect(name="Ann"))
     code, text = await run(records.replay, ns(server, race=race, player=None, all=True, no_hindsight=True))
     assert code == 0 and "hindsight" not in text and "lost it" not in text
-    assert server.handlers.analyses._running == {} and await server.store.analysis(race) is None
+    assert server.analyses._running == {} and await server.store.analysis(race) is None
 
 
 async def test_replay_goes_on_alone_when_the_analysis_takes_too_long(

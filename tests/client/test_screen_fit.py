@@ -19,7 +19,7 @@ import pexpect
 import pyte
 import pytest
 
-from bots.house import DEFAULT_LINEUP, House, Slot, parse_lineup
+from bots.house.keeper import DEFAULT_LINEUP, House, Slot, parse_lineup
 from server.app import RaceServer
 from tests.server.conftest import FAST
 

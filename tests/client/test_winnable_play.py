@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 import pexpect
 
 from server.app import RaceServer
-from terrace.audit import audit
+from terrace.race.audit import audit
 from tests.server.wire import Client
 
 from .test_commands import _run

@@ -11,7 +11,7 @@ import pytest
 
 from server.app import RaceServer
 from server.config import Config
-from terrace.protocol import MSGPACK
+from terrace.wire.protocol import MSGPACK
 
 from .redis_server import redis_server, redis_url
 from .wire import Client

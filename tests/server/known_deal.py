@@ -2,14 +2,14 @@
 ``tests/terrace/solve/games.py`` (winnable until move index 189, which lost it).
 
 The server deals random seeds; the test hands its registry this deal the way a winnable-only
-race gets its drawn deal (:class:`server.winnable.Drawn`), then everything else is the real
+race gets its drawn deal (:class:`server.races.winnable.Drawn`), then everything else is the real
 protocol: the player joins, the race starts, every move is sent and checked by the server.
 """
 
 from __future__ import annotations
 
 from server.app import RaceServer
-from server.winnable import Drawn
+from server.races.winnable import Drawn
 from terrace import RULES_VERSION, new_game
 from terrace.race import RaceRules
 from terrace.solve import solve

@@ -14,13 +14,13 @@ import pytest
 
 import terrace
 from server.app import RaceServer
-from terrace.deal import commitment
-from terrace.protocol import JSON as JSON_SUBPROTOCOL
-from terrace.protocol import MSGPACK
+from terrace.rules.deal import commitment
+from terrace.wire.protocol import JSON as JSON_SUBPROTOCOL
+from terrace.wire.protocol import MSGPACK
 from tests.poll import eventually
+from tests.server.races.test_races import open_race
 
 from .conftest import Connect, MakeServer
-from .test_races import open_race
 from .wire import Client
 
 DOC = (Path(__file__).resolve().parents[2] / "PROTOCOL.md").read_text()
@@ -171,8 +171,8 @@ async def test_tied_places_share_and_the_next_place_skips(connect: Connect) -> N
 def test_the_base_card_goes_to_the_lowest_empty_foundation_and_the_deal_order_is_as_written() -> None:
     says("then card 15 goes to the pile just emptied and cards 16..20 to piles 5..9, in that order")
     says("A card of the base rank always goes to the lowest-numbered empty foundation")
-    from terrace.cards import NAME
-    from terrace.deal import shuffle
+    from terrace.rules.cards import NAME
+    from terrace.rules.deal import shuffle
 
     checked = 0
     for deal in range(1, 200):

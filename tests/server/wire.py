@@ -9,7 +9,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from terrace.protocol import JSON, MSGPACK, decode, encode
+from terrace.wire.protocol import JSON, MSGPACK, decode, encode
 
 Message = dict[str, Any]
 

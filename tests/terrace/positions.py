@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import terrace
-from terrace import family, louis
-from terrace.cards import RANKS, SUITS, parse_card
+from terrace.rules import family, louis
+from terrace.rules.cards import RANKS, SUITS, parse_card
 
 
 class _Ids:
@@ -86,7 +86,7 @@ def louis_game(
     """A Louis game. Foundations default to their starting ace or king; ``stock`` lists the next card first.
 
     ``foundations`` maps ``"Ah"`` etc. to the whole pile (bottom first), e.g. run("A","h",5).
-    ``rules_version`` 1 gives the rules before version 2 (terrace.versions).
+    ``rules_version`` 1 gives the rules before version 2 (terrace.rules.versions).
     """
     g = terrace.new_game("louis", deal=1, rules_version=rules_version)
     assert isinstance(g, louis.LouisGame)

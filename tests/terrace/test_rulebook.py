@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import terrace
-from terrace.cards import NAME
-from terrace.deal import commitment, seed_of, shuffle
-from terrace.versions import RULES
+from terrace.rules.cards import NAME
+from terrace.rules.deal import commitment, seed_of, shuffle
+from terrace.rules.versions import RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 RULEBOOK = (ROOT / "docs" / "rulebook.md").read_text()

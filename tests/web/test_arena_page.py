@@ -12,7 +12,7 @@ import pytest
 from bots.samples.greedy import GreedyBot
 from bots.sdk import play
 from server.app import RaceServer
-from terrace.arena import make_spec
+from terrace.race.arena import make_spec
 
 from .conftest import http_url, shot
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from server.app import RaceServer
-from terrace.deal import commitment
-from tests.server.test_daily import Clock, play_daily, registered
+from terrace.rules.deal import commitment
+from tests.server.features.test_daily import Clock, play_daily, registered
 
 from .conftest import http_url, shot
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from server.app import RaceServer
-from terrace.audit import deck_of
-from terrace.cards import NAME
-from terrace.deal import commitment, shuffle
+from terrace.race.audit import deck_of
+from terrace.rules.cards import NAME
+from terrace.rules.deal import commitment, shuffle
 
 from .conftest import http_url
 

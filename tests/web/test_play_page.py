@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from bots.house import Slot, keep_house
+from bots.house.keeper import Slot, keep_house
 from server.app import RaceServer
 from tests.poll import eventually
 from tests.server.wire import Client

@@ -24,7 +24,7 @@ from terrace.race.effects import (
     Send,
     Wake,
 )
-from terrace.views import view_changes
+from terrace.wire.views import view_changes
 from tests.terrace.positions import family_game, slow_search_position
 
 TIMING = Timing(countdown=3_000, grace=10_000, standings=100)

@@ -14,16 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import terrace
-from terrace.cards import NAME
-from terrace.family import F1, PILES, FamilyGame, S, W
-from terrace.game import Game, Move
-from terrace.louis import CELLS, LouisGame
-from terrace.louis import S as LS
+from terrace.rules.cards import NAME
+from terrace.rules.family import F1, PILES, FamilyGame, S, W
+from terrace.rules.game import Game, Move
+from terrace.rules.louis import CELLS, LouisGame
+from terrace.rules.louis import S as LS
+from terrace.rules.versions import RULES, RULES_VERSION
 from terrace.solve import Shaken, playout, solve
 from terrace.solve.family import FamilyAdapter, Memo
 from terrace.solve.louis import LouisAdapter
 from terrace.solve.search import dive
-from terrace.versions import RULES, RULES_VERSION
 from tests.terrace.positions import family_game, louis_game, run
 
 FAMILY = ["terrace", "queen-of-italy", "signora"]

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import terrace
-from terrace.family import FamilyGame
+from terrace.rules.family import FamilyGame
 from terrace.solve import LOST, UNKNOWN, WON, check_line, first_choices, playout, solve
 from terrace.solve.family import FamilyAdapter
 from terrace.solve.search import search

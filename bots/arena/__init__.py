@@ -1,0 +1,1 @@
+"""``terrace-arena``: measure bots offline over numbered deals, head to head, and the solver's figures."""

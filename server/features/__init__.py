@@ -1,0 +1,1 @@
+"""What is built on races: the daily deal, challenges, arenas and hindsight."""

@@ -1,0 +1,488 @@
+"""The daily deal's edge: seeds drawn ahead in a worker process, attempts, the daily board, reveals.
+
+The rules of the day are :mod:`terrace.race.daily` (sans-I/O); this module keeps them in the store
+and runs the attempts:
+
+- the secret the seeds come from is the ``daily_secret`` setting, or, when that is empty, one
+  made on first use and kept in the store, so every node on one store draws the same seeds;
+- a day's deal is drawn (in a worker process of its own, never on the event loop nor in the
+  workers of the lost search, which moves wait for) the first time it
+  is wanted and kept in the store, first write winning; with ``daily_prepare`` set, a task
+  draws today's and tomorrow's deals of every variant ahead of time;
+- an attempt is a :class:`terrace.race.daily.DailyRace` run by the registry like any race, but kept
+  off the lobby, away from spectators and other nodes, and its end comes here, not to the
+  archive: its record is withheld (even its player gets it without the seed) until the day is
+  over, and the board shows time and score only;
+- one rated attempt per registered account per variant and day (claimed in the store in one
+  step, so two nodes cannot both start one); practice after it, or on a past day; guests play,
+  never on the board. The daily board is a board of its own: no rating changes (see README).
+
+Time comes from ``clock`` (Unix seconds); tests set it to let a day end.
+
+Kept as one module (about 480 lines): seeds, attempts, the board and the reveal all read and
+write the same store keys of one day; the challenges built on it are in :mod:`server.features.challenges`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import secrets
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+from server.config import Config
+from server.handlers.dispatch import Handler, player_of
+from server.players.accounts import Player
+from server.players.ratings import DEFAULT, ordinal
+from server.races.archive import until_stored
+from server.races.audience import Audience
+from server.races.driver import RaceDriver, now_ms
+from server.races.registry import Registry, timing
+from server.store import Store
+from server.transport.connection import Connection
+from terrace.errors import ProtocolError
+from terrace.race import RaceRules
+from terrace.race.daily import (
+    DailyDeal,
+    DailyRace,
+    Recorded,
+    board_row,
+    board_value,
+    day_end,
+    day_of,
+    draw,
+    parse_day,
+    shift,
+)
+from terrace.rules.variants import VARIANTS
+from terrace.rules.versions import RULES_VERSION
+
+log = logging.getLogger("terrace.server")
+
+Message = dict[str, Any]
+
+DEAL_TTL = 400 * 86_400  # a day's deal (and its reveal) is kept this long
+KEEP_TTL = 8 * 86_400  # attempts, records and boards: today's, yesterday's and a week back
+BOARD_ROWS = 20
+BEST_LINES = 3  # a past day's answer carries the move lists of its first few rows
+MAX_GHOSTS = 8
+
+
+def pool_of(player: Mapping[str, Any]) -> str:
+    return "bots" if player.get("kind") == "bot" else "humans"
+
+
+class Daily:
+    ANONYMOUS = ("daily",)
+
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        registry: Registry,
+        audience: Audience,
+        executor: Executor | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.registry = registry
+        self.audience = audience
+        # One worker process of its own, started on the first draw: a draw can take minutes
+        # (signora), and must never hold up the lost searches that moves wait for.
+        self.executor = executor
+        self._own_executor = executor is None
+        self.clock = clock
+        self.publish: Callable[[Message], None] | None = None  # one node of many: tell the others
+        self._secret: bytes | None = None
+        self._deals: dict[tuple[str, str], DailyDeal] = {}
+        self._drawing: dict[tuple[str, str], asyncio.Future[DailyDeal]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._unsaved: dict[str, Message] = {}  # attempts finished here, on their way to the store
+
+    async def _get(self, key: str) -> Message | None:
+        return self._unsaved.get(key) or await self.store.daily_get(key)
+
+    def today(self) -> str:
+        return day_of(self.clock())
+
+    # ----- seeds --------------------------------------------------------------------
+
+    async def secret(self) -> bytes:
+        if self._secret is None:
+            if self.config.daily_secret:
+                self._secret = bytes.fromhex(self.config.daily_secret)
+            else:
+                made = {"secret": secrets.token_hex(32)}
+                self._secret = bytes.fromhex((await self.store.daily_claim("secret", made, 2**31))["secret"])
+        return self._secret
+
+    async def deal(self, variant: str, day: str) -> DailyDeal:
+        """The deal of ``variant`` on ``day``: kept, or for today and tomorrow drawn now (once,
+        whoever asks meanwhile). A past day's deal is only ever the one kept: a day no deal was
+        published for has none (``no_daily``), and asking for old days costs no drawing."""
+        key = (variant, day)
+        if key in self._deals:
+            return self._deals[key]
+        if day < self.today():
+            kept = await self.store.daily_get(f"deal:{variant}:{day}")
+            if kept is None:
+                raise ProtocolError("no_daily", variant=variant, day=day)
+            return DailyDeal.of(kept)
+        drawing = self._drawing.get(key)
+        if drawing is None:
+            drawing = self._drawing[key] = asyncio.ensure_future(self._draw(variant, day))
+            drawing.add_done_callback(lambda _: self._drawing.pop(key, None))
+        return await asyncio.shield(drawing)
+
+    async def _draw(self, variant: str, day: str) -> DailyDeal:
+        kept = await self.store.daily_get(f"deal:{variant}:{day}")
+        if kept is None:
+            secret = await self.secret()
+            loop = asyncio.get_running_loop()
+            if self.executor is None:
+                self.executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
+            drawn = await loop.run_in_executor(self.executor, draw, secret, variant, day, RULES_VERSION)
+            log.info("daily %s %s: candidate %d proven winnable", variant, day, drawn.counter)
+            # two nodes drawing at once draw the same deal; the first write wins all the same
+            kept = await self.store.daily_claim(f"deal:{variant}:{day}", drawn.stored(), DEAL_TTL)
+        deal = DailyDeal.of(kept)
+        self._deals[(variant, day)] = deal
+        for old in [k for k in self._deals if k[1] < shift(self.today(), -2)]:
+            del self._deals[old]
+        return deal
+
+    async def prepare(self) -> None:
+        """Draw today's and tomorrow's deals of every variant, every ``daily_prepare`` seconds."""
+        while True:
+            today = self.today()
+            for variant in VARIANTS:
+                for day in (today, shift(today, 1)):
+                    try:
+                        await self.deal(variant, day)
+                    except Exception:
+                        log.exception("daily %s %s not drawn yet", variant, day)
+            await asyncio.sleep(self.config.daily_prepare)
+
+    # ----- asking -------------------------------------------------------------------
+
+    def handlers(self) -> dict[str, Handler]:
+        return {"daily": self.on_daily, "daily_play": self.on_daily_play}
+
+    async def on_daily(self, conn: Connection, req: dict[str, Any]) -> Message:
+        return await self.answer(req, conn.player)
+
+    async def on_daily_play(self, conn: Connection, req: dict[str, Any]) -> Message:
+        return await self.play(player_of(conn), req)
+
+    def _day(self, req: Mapping[str, Any]) -> str:
+        """The day a request names (today by default); never a day to come."""
+        today = self.today()
+        if req.get("day") is None:
+            return today
+        day = parse_day(str(req["day"]))
+        if day is None:
+            raise ProtocolError("bad_field", field="day", detail="must be a day as YYYY-MM-DD")
+        if day > today:
+            raise ProtocolError("daily_not_yet", day=day, today=today)
+        return day
+
+    async def answer(self, req: Mapping[str, Any], player: Player | None) -> Message:
+        """The ``daily`` answer: the day's commitments and board, the asker's own attempt, and,
+        once the day is over, its seed, first view and best lines."""
+        variant, day = str(req["variant"]), self._day(req)
+        today = self.today()
+        deal, following = await asyncio.gather(self.deal(variant, day), self.deal(variant, shift(day, 1)))
+        pool = str(req.get("pool") or (pool_of(player.public()) if player else "humans"))
+        rows, total = await self.board(variant, day, pool)
+        v = VARIANTS[variant]
+        out: Message = {
+            "type": "daily",
+            "variant": variant,
+            "day": day,
+            "today": today,
+            "goal": v.default_goal,
+            "time_limit": self.config.default_time_limit,
+            "rules_version": deal.rules_version,
+            "commitment": deal.commitment,
+            "next_commitment": following.commitment,
+            "ends_at": int(day_end(day) * 1000),
+            "pool": pool,
+            "board": rows,
+            "total": total,
+        }
+        if player is not None and player.registered:
+            attempt = await self._get(_attempt(variant, day, player.id))
+            out["attempt"] = {"state": "lost"} if attempt and self._lost(attempt) else _own(attempt)
+        if day < today:  # the day is over: its deal is told, and anyone may check it
+            out["seed"] = deal.seed.hex()
+            out["solution"] = deal.solution
+            out["best"] = await self._best(variant, day, pool)
+        return out
+
+    async def board(
+        self, variant: str, day: str, pool: str, count: int = BOARD_ROWS
+    ) -> tuple[list[Message], int]:
+        """The first ``count`` rows of a day's board, and how many rows it has."""
+        key = _board(variant, day, pool)
+        entries = await self.store.board_range(key, 0, count, False)
+        rows: list[Message] = []
+        previous: tuple[float, int] | None = None
+        for i, (pid, value) in enumerate(entries):
+            rank = previous[1] if previous is not None and previous[0] == value else i + 1
+            previous = (value, rank)
+            attempt = await self._get(_attempt(variant, day, pid)) or {}
+            rows.append(board_row(rank, attempt.get("player") or {"id": pid, "name": pid}, value))
+        return rows, await self.store.board_size(key)
+
+    async def _best(self, variant: str, day: str, pool: str) -> list[Message]:
+        best: list[Message] = []
+        for pid, value in await self.store.board_range(_board(variant, day, pool), 0, BEST_LINES, False):
+            attempt = await self._get(_attempt(variant, day, pid))
+            if attempt is None or "record" not in attempt:
+                continue
+            row = board_row(len(best) + 1, attempt["player"], value)
+            best.append({**row, "race": attempt["race"], "move_list": attempt["ghost"]["moves"]})
+        return best
+
+    async def record(self, race_id: str, player: Player | None) -> Message | None:
+        """A daily (or challenge) attempt's record: anyone's once its day is over (its challenge
+        revealed); before that its own player's only, without the seed. None when ``race_id`` is no daily attempt (or not theirs yet)."""
+        where = await self._get(f"race:{race_id}")
+        if where is None:
+            return None
+        kept = await self._get(str(where["key"]))
+        if kept is None or kept.get("race") != race_id or "record" not in kept:
+            return None
+        record: Message = kept["record"]
+        if "challenge" in where:  # a challenge's attempt (server.challenges): told once it is revealed
+            challenge = await self.store.daily_get(f"challenge:{where['challenge']}")
+            if challenge is not None and challenge.get("revealed"):
+                return record
+        elif where["day"] < self.today():
+            return record
+        if player is not None and player.id == where["player"]:
+            return {k: v for k, v in record.items() if k not in ("seed", "solution")}
+        return None
+
+    # ----- playing ------------------------------------------------------------------
+
+    async def play(self, player: Player, req: Mapping[str, Any]) -> Message:
+        """Start an attempt (rated, or practice) on the day's deal; its ``started`` follows."""
+        variant, day = str(req["variant"]), self._day(req)
+        practice = bool(req.get("practice", False))
+        if day == self.today() and not player.registered:
+            # a guest may play any number of times: every game of today's deal would show its
+            # stock to whoever turns it, for an account to race with the deal known
+            raise ProtocolError("daily_account_needed", variant=variant)
+        self.registry.check_free(player)
+        deal = await self.deal(variant, day)
+        ghosts = await self._ghosts(variant, day, player, int(req.get("ghosts", 3)))
+        race_id = self._race_id()
+        rated = False
+        key = _attempt(variant, day, player.id)
+        if day == self.today() and player.registered:
+            kept = await self._get(key)
+            if kept is None or kept.get("state") == "cancelled":
+                if practice:
+                    raise ProtocolError("daily_attempt_first", variant=variant)
+                mine = {"race": race_id, "player": player.public(), "state": "playing", "started": now_ms()}
+                if kept is None:
+                    kept = await self.store.daily_claim(key, mine, KEEP_TTL)
+                else:
+                    await self.store.daily_put(key, mine, KEEP_TTL)
+                    kept = mine
+                rated = kept["race"] == race_id
+                if not rated:  # another connection of the same account claimed it first
+                    raise ProtocolError("daily_attempted", variant=variant, day=day)
+            elif not practice:
+                raise ProtocolError("daily_attempted", variant=variant, day=day)
+            elif kept.get("state") != "finished" and not self._lost(kept):
+                raise ProtocolError("daily_unfinished", variant=variant)
+        try:  # anything may have happened while the store answered; nothing is awaited from here on
+            self.registry.check_free(player)
+        except ProtocolError:
+            if rated:  # the claim is given back: no attempt was seen
+                await self.store.daily_put(key, {"state": "cancelled", "race": race_id}, KEEP_TTL)
+            raise
+        v = VARIANTS[variant]
+        rules = RaceRules(
+            variant, v.default_goal, 1, self.config.default_time_limit, "all", "full", deal.rules_version
+        )
+        race = DailyRace(
+            race_id,
+            rules,
+            seed=deal.seed,
+            now=now_ms(),
+            timing=timing(self.config),
+            creator=player.public(),
+            solution=deal.solution,
+            ghosts=ghosts,
+        )
+        driver = self.registry.add(race)
+        self.registry.keepers[race_id] = lambda d, record: self._over(variant, day, rated, d, record)
+        self.registry.seat(driver, player, check=False)
+        log.info("daily %s %s: %s plays (%s)", variant, day, player.name, "rated" if rated else "practice")
+        return {
+            "type": "daily_playing",
+            "variant": variant,
+            "day": day,
+            "race": race_id,
+            "rated": rated,
+            "ghosts": len(ghosts),
+            "commitment": deal.commitment,
+        }
+
+    def _lost(self, attempt: Mapping[str, Any]) -> bool:
+        """An attempt still marked as playing long after it must have ended: its node stopped
+        with it (attempts are not journalled). It stays used, with no row."""
+        if attempt.get("state") != "playing":
+            return False
+        over_by = int(attempt["started"]) + 1000 * (self.config.default_time_limit + self.config.countdown)
+        return now_ms() > over_by + 1000 * self.config.grace
+
+    def _race_id(self) -> str:
+        race_id = "d" + secrets.token_hex(4)
+        while race_id in self.registry.drivers:
+            race_id = "d" + secrets.token_hex(4)
+        return race_id
+
+    async def _ghosts(self, variant: str, day: str, player: Player, wanted: int) -> list[Recorded]:
+        """Up to ``wanted`` finished rated attempts of the day by others, those nearest the player's
+        rating when there are more."""
+        wanted = max(0, min(wanted, MAX_GHOSTS))
+        if wanted == 0:
+            return []
+        pool = pool_of(player.public())
+        entries = await self.store.board_range(_board(variant, day, pool), 0, 200, False)
+        others = [pid for pid, _ in entries if pid != player.id]
+        if len(others) > wanted:
+            mine = ordinal(await self.store.rating(pool, variant, player.id) or DEFAULT)
+            near: list[tuple[float, int, str]] = []
+            for i, pid in enumerate(others):
+                theirs = ordinal(await self.store.rating(pool, variant, pid) or DEFAULT)
+                near.append((abs(theirs - mine), i, pid))
+            others = [pid for _, _, pid in sorted(near)[:wanted]]
+        out: list[Recorded] = []
+        for pid in others:
+            attempt = await self._get(_attempt(variant, day, pid))
+            if attempt is not None and "ghost" in attempt:
+                out.append(Recorded.of(attempt["ghost"]))
+        return out
+
+    def _over(
+        self, variant: str, day: str, rated: bool, driver: RaceDriver, record: Mapping[str, Any] | None
+    ) -> None:
+        """An attempt ended: what it left is known here at once (the player's next request sees
+        it), and kept in the store in the background, retried while the store is down."""
+        race = driver.race
+        assert isinstance(race, DailyRace)
+        pid = str(race.creator["id"]) if race.creator else ""
+        key = _attempt(variant, day, pid) if rated else f"practice:{race.id}"
+        if record is None:  # cancelled before its first view: nothing was seen, the attempt is unused
+            if rated:
+                self._spawn(self._keep(key, {"state": "cancelled", "race": race.id}, None))
+            return
+        row = record["results"][0]
+        goal_time = row["time"] if row["finish"] == "goal" else None
+        value = board_value(goal_time, int(row["score"]), row.get("last_home"))
+        full = {
+            **record,
+            "daily": {"variant": variant, "day": day, "rated": rated},
+            "move_times": race.move_times,
+        }
+        kept: Message = {
+            "race": race.id,
+            "player": race.creator,
+            "state": "finished",
+            "record": full,
+            "value": value,
+            "place": race.ghost_place(),
+        }
+        if (recorded := race.recorded()) is not None:
+            kept["ghost"] = recorded.stored()
+        self._unsaved[key] = kept
+        self._unsaved[f"race:{race.id}"] = {"key": key, "day": day, "player": pid}
+        board = (_board(variant, day, pool_of(race.creator or {})), pid, value) if rated else None
+        self._spawn(self._keep(key, kept, board))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _keep(self, key: str, kept: Message, board: tuple[str, str, float] | None) -> None:
+        where = f"race:{kept['race']}"
+        try:
+            await until_stored(f"daily {key}", lambda: self.store.daily_put(key, kept, KEEP_TTL))
+            if where in self._unsaved:
+                index = self._unsaved[where]
+                await until_stored(f"daily {where}", lambda: self.store.daily_put(where, index, KEEP_TTL))
+        finally:
+            self._unsaved.pop(key, None)
+            self._unsaved.pop(where, None)
+        if board is None:
+            return
+        name, pid, value = board
+        await until_stored(
+            f"daily board {name}", lambda: self.store.board_put(name, pid, value, "min", KEEP_TTL)
+        )
+        _, variant, day, pool = name.split(":")
+        await self.board_changed(variant, day, pool)
+        if self.publish is not None:
+            self.publish({"daily": {"variant": variant, "day": day, "pool": pool}})
+
+    async def board_changed(self, variant: str, day: str, pool: str) -> None:
+        """Push the day's board to the ``daily`` topic's subscribers here."""
+        if not self.audience.daily_watchers:
+            return
+        rows, total = await self.board(variant, day, pool)
+        self.audience.to_daily(
+            {
+                "type": "daily_board",
+                "variant": variant,
+                "day": day,
+                "pool": pool,
+                "board": rows,
+                "total": total,
+            }
+        )
+
+    async def drain(self) -> None:
+        """At shutdown: let attempts just ended reach the store, and stop the drawing worker."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=5)
+        if self._own_executor and isinstance(self.executor, ProcessPoolExecutor):
+            workers = list((getattr(self.executor, "_processes", None) or {}).values())
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
+            for worker in workers:  # a draw under way may take minutes: it is drawn again next time
+                worker.terminate()
+
+
+def _attempt(variant: str, day: str, player_id: str) -> str:
+    return f"attempt:{variant}:{day}:{player_id}"
+
+
+def _board(variant: str, day: str, pool: str) -> str:
+    return f"daily:{variant}:{day}:{pool}"
+
+
+def _own(attempt: Mapping[str, Any] | None) -> Message:
+    """The asker's own attempt as the ``daily`` answer tells it."""
+    if attempt is None or attempt.get("state") == "cancelled":
+        return {"state": "none"}
+    if attempt.get("state") != "finished":
+        return {"state": "playing", "race": attempt.get("race")}
+    row = board_row(0, attempt["player"], float(attempt["value"]))
+    return {
+        "state": "finished",
+        "race": attempt["race"],
+        "time": row["time"],
+        "score": row["score"],
+        "goal": row["goal"],
+    }

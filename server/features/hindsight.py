@@ -1,0 +1,139 @@
+"""Where was it lost: the ``analysis`` of a finished race, made in the worker pool and kept.
+
+``analysis {race}`` on a finished race answers its analysis when it is made
+(``analysis``), or starts making it and answers ``analysing`` with
+``retry_after``: the client asks again (it polls; nothing is pushed). Each
+player's game is analysed as :func:`terrace.solve.hindsight.analyse_game` does
+it (the solver, stock known, within the server's ``analysis_nodes`` and
+``analysis_probes``): the core's :class:`~terrace.solve.hindsight.Plan` names
+each position to solve, and each solve runs alone in the server's worker
+processes, one at a time, so the event loop never waits for it, at most one
+worker is busy with it (the others stay free for the lost search of live races
+and for winnable deals), and a server that stops waits for one solve at most. The
+analysis is saved in the store beside the record (memory or Redis: any node
+then answers it) and never made twice at once for one race.
+
+A record whose analysis fails (a move list that does not replay: a record changed in the
+store by hand) is answered ``internal`` from then on, and logged once; nothing is kept.
+
+Only a finished race is analysed: the handler asks the archive for the record
+first, and a live race has none (``not_finished``), so nothing about a live
+race's deal leaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import Executor
+from typing import Any
+
+from server.config import Config
+from server.handlers.dispatch import Handler
+from server.players.accounts import Player
+from server.store import Store, StoreDown
+from server.transport.connection import Connection
+from terrace.errors import ProtocolError
+from terrace.solve import Solution
+from terrace.solve.hindsight import Plan, solve_after
+
+log = logging.getLogger("terrace.server")
+
+Message = Mapping[str, Any]
+
+RETRY_AFTER = 1  # seconds a client waits before asking again while an analysis is made
+BUSY_RETRY_AFTER = 5  # the same when other races' analyses are being made (one at a time)
+RUNNING_AT_ONCE = 4  # races being analysed (one solve at a time among them) before others wait their turn
+
+
+# The record of a finished race as the asker may see it (``not_finished``, ``no_race`` else).
+Records = Callable[[str, Player | None], Awaitable[Message]]
+
+
+class Analyses:
+    ANONYMOUS = ("analysis",)
+
+    def __init__(self, store: Store, executor: Executor, config: Config, records: Records) -> None:
+        self.store = store
+        self.records = records
+        self.executor = executor
+        self.nodes = config.analysis_nodes
+        self.probes = config.analysis_probes
+        self._running: dict[str, asyncio.Task[None]] = {}  # race id -> its analysis being made
+        self._one_solve = asyncio.Semaphore(1)  # one worker at most: the others serve live races
+        self._failed: set[str] = set()  # races whose analysis failed: never tried again
+        self.games = 0  # games analysed in the workers since the start
+
+    def handlers(self) -> dict[str, Handler]:
+        return {"analysis": self.on_analysis}
+
+    async def on_analysis(self, conn: Connection, req: dict[str, Any]) -> Message:
+        """Hindsight on a finished race; a live race is ``not_finished``."""
+        return await self.answer(await self.records(req["race"], conn.player))
+
+    async def answer(self, record: Message) -> Message:
+        """The race's analysis, or ``analysing`` while it is made (started here if it is not)."""
+        race_id = str(record["id"])
+        kept = await self.store.analysis(race_id)
+        if kept is not None:
+            return {"type": "analysis", "race": race_id, **kept}
+        if race_id in self._failed:
+            raise ProtocolError("internal")
+        if race_id not in self._running:
+            if len(self._running) >= RUNNING_AT_ONCE:  # bounded: asking about every race costs nothing more
+                return {"type": "analysing", "race": race_id, "retry_after": BUSY_RETRY_AFTER}
+            task = asyncio.get_running_loop().create_task(self._make(record))
+            self._running[race_id] = task
+            task.add_done_callback(lambda _: self._running.pop(race_id, None))
+        return {"type": "analysing", "race": race_id, "retry_after": RETRY_AFTER}
+
+    async def _make(self, record: Message) -> None:
+        race_id = record["id"]
+        try:
+            games: dict[tuple[str, ...], dict[str, Any]] = {}  # players who made the same moves: once
+            players = []
+            for row in record["results"]:
+                moves = tuple(row["move_list"])
+                if moves not in games:
+                    games[moves] = await self._game(record, list(moves))
+                players.append({"player": row["player"], **games[moves]})
+            analysis = {
+                "hindsight": True,  # found with the stock known, which no player saw
+                "budget": {"nodes": self.nodes, "probes": self.probes},
+                "players": players,
+            }
+            await self.store.save_analysis(race_id, analysis)
+            log.info("race %s analysed", race_id)
+        except StoreDown as exc:  # the next request makes it again
+            log.warning("analysis of race %s not stored (%s)", race_id, exc)
+        except Exception:
+            log.exception("analysis of race %s failed", race_id)
+            self._failed.add(race_id)
+
+    async def _game(self, record: Message, moves: list[str]) -> dict[str, Any]:
+        seed = bytes.fromhex(record["seed"])
+        version = record.get("rules_version", 1)
+        loop = asyncio.get_running_loop()
+        plan = Plan(moves, self.probes)
+        while (k := plan.next()) is not None:
+            async with self._one_solve:  # one solve at a time, whichever race it is for
+                answer, why = await loop.run_in_executor(
+                    self.executor, _solve_after, record["variant"], seed, moves[:k], version, self.nodes
+                )
+            if answer is None:
+                raise RuntimeError(why)
+            plan.tell(k, answer)
+        self.games += 1
+        return plan.result().to_dict()
+
+
+def _solve_after(
+    variant: str, seed: bytes, moves: list[str], version: int, nodes: int
+) -> tuple[Solution | None, str]:
+    """The solver's answer after ``moves``, or None and why (in a worker process). Nothing is
+    raised across the process boundary: an exception that does not pickle back breaks the pool."""
+    try:
+        return solve_after(variant, seed, moves, rules_version=version, nodes=nodes), ""
+    except Exception as exc:
+        return None, f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,144 @@
+"""A race's requests: ``move`` and ``resign`` for its players; ``spectate``, ``unspectate`` and
+``record`` for anyone; ``ping``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from server.handlers.dispatch import Handler, Message, answering, player_of
+from server.players.accounts import Player
+from server.races.adoption import Adoption
+from server.races.archive import Archive
+from server.races.audience import Audience
+from server.races.driver import RaceDriver
+from server.races.nodes import Redirect
+from server.races.registry import Registry
+from server.store import Store
+from server.transport.connection import Connection
+from terrace.errors import ProtocolError
+from terrace.race.standings import unstarted_rows
+from terrace.wire.views import moved_for
+
+# A feature's own finished races that the archive does not hold (a daily attempt): the record
+# ``race_id`` as ``player`` may see it, or None when the race is not the feature's (or not theirs yet).
+KeptRecords = Callable[[str, Player | None], Awaitable[Message | None]]
+
+
+class RaceRequests:
+    ANONYMOUS = ("spectate", "unspectate", "record", "ping")
+
+    def __init__(
+        self, registry: Registry, audience: Audience, archive: Archive, adoption: Adoption, store: Store
+    ) -> None:
+        self.registry = registry
+        self.audience = audience
+        self.archive = archive
+        self.adoption = adoption
+        self.store = store
+        self.kept: list[KeptRecords] = []  # the features' own records, asked when the archive has none
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "move": self.on_move,
+            "resign": self.on_resign,
+            "spectate": self.on_spectate,
+            "unspectate": self.on_unspectate,
+            "record": self.on_record,
+            "ping": self.on_ping,
+        }
+
+    # ----- racing -------------------------------------------------------------------
+
+    async def on_move(self, conn: Connection, req: dict[str, Any]) -> None:
+        driver = await self._race_of(req["race"])
+        player_id = player_of(conn).id
+        effects = await driver.move(player_id, req["seq"], req["move"])
+
+        def reply(answer: Message) -> None:
+            if conn.views == "changes":
+                changes = driver.race.view_changes(player_id, answer["seq"])
+                answer = moved_for(answer, "changes", changes)
+            conn.push(answering(answer, req))
+
+        # the answer is written first, then the standings or `finished` it caused
+        driver.apply(effects, reply=reply)
+
+    async def on_resign(self, conn: Connection, req: dict[str, Any]) -> Message:
+        driver = await self._race_of(req["race"])
+        driver.apply(await driver.resign(player_of(conn).id))
+        return {"type": "resigned", "race": req["race"]}
+
+    async def _race_of(self, race_id: str) -> RaceDriver:
+        """A race that is not over; a finished one is ``race_not_running``."""
+        await self.adoption.local(race_id)
+        if race_id in self.registry.drivers:
+            return self.registry.drivers[race_id]
+        await self.archive.record(race_id)  # no_race if there is none
+        raise ProtocolError("race_not_running", race=race_id)
+
+    # ----- watching -----------------------------------------------------------------
+
+    async def on_spectate(self, conn: Connection, req: dict[str, Any]) -> Message:
+        race_id = req["race"]
+        await self.adoption.replay(race_id)  # restored at start but not replayed yet: replay it first
+        if self.registry.cluster is not None and race_id not in self.registry.drivers:
+            try:
+                await self.adoption.local(race_id)  # adopts it if its owner died
+            except Redirect:  # another node's race: its events reach us through the store
+                return await self._spectate_remote(conn, race_id)
+        if race_id in self.registry.keepers:  # a daily attempt: nobody watches it, nor learns it exists
+            raise ProtocolError("no_race", race=race_id)
+        race = self.registry.get(race_id).race
+        self.audience.spectate(conn, race_id)
+        return {"type": "spectating", "race": race.summary(), "standings": race.standings()}
+
+    async def _spectate_remote(self, conn: Connection, race_id: str) -> Message:
+        """Watch a race another node owns: its summary and latest standings; its events follow."""
+        shared = await self.store.shared_race(race_id)
+        if "summary" not in shared:
+            raise ProtocolError("no_race", race=race_id)
+        summary = shared["summary"]
+        # none shared before the deal (the owner shares standings as they change): its players,
+        # as the owner would list them, so a watcher does not take an empty table for "nobody races"
+        standings = shared.get("standings") or {
+            "type": "standings",
+            "race": race_id,
+            "state": summary["state"],
+            "rows": unstarted_rows(summary.get("players", [])),
+        }
+        self.audience.spectate(conn, race_id)
+        self.audience.heard.setdefault(race_id, {}).update(
+            {"race": {"type": "race", "race": summary}, "standings": standings}
+        )
+        return {"type": "spectating", "race": summary, "standings": standings}
+
+    async def on_unspectate(self, conn: Connection, req: dict[str, Any]) -> Message:
+        self.audience.unspectate(conn, req["race"])
+        return {"type": "unspectated", "race": req["race"]}
+
+    async def on_record(self, conn: Connection, req: dict[str, Any]) -> Message:
+        return {"type": "record", "race": await self.record(req["race"], conn.player)}
+
+    async def record(self, race_id: str, player: Player | None) -> Message:
+        """A finished race's record as ``player`` may see it: ``not_finished`` while it runs,
+        ``no_race`` when there is none (or it is someone's private attempt)."""
+        try:
+            return await self.archive.record(race_id)
+        except ProtocolError:
+            if race_id in self.registry.keepers:  # a daily attempt under way: as if there were none
+                raise ProtocolError("no_race", race=race_id) from None
+            if (
+                race_id in self.registry.drivers
+                or race_id in self.adoption.unreplayed
+                or await self.adoption.owner_elsewhere(race_id)
+            ):
+                raise ProtocolError("not_finished", race=race_id) from None
+            for kept in self.kept:
+                if (record := await kept(race_id, player)) is not None:
+                    return record
+            raise
+
+    async def on_ping(self, conn: Connection, req: dict[str, Any]) -> Message:
+        return {"type": "pong", "time": int(time.time() * 1000)}

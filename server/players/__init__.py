@@ -1,0 +1,1 @@
+"""Who plays and how they stand: accounts and names, ratings, leaderboards."""

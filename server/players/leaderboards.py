@@ -1,0 +1,288 @@
+"""Leaderboards: ratings per pool and variant, fastest goal times (all time, today, this week), wins.
+
+Boards are sorted sets in the store (Redis semantics, also in memory):
+
+| board | key | score | better |
+|---|---|---|---|
+| ``rating`` | ``rating:{pool}:{variant}`` | ordinal (mu - 3 sigma) | higher |
+| ``fastest`` | ``fastest:{variant}:{goal}[:day:YYYY-MM-DD / :week:YYYY-Www]`` | goal time, ms | lower (kept with ZADD LT) |
+| ``wins`` | ``wins:{variant}`` | races won (place 1) | higher |
+
+Beside each rating board, ``played:{pool}:{variant}`` counts each player's rated races (its
+rows carry ``races``: the bot ladder is the bots' rating board), and every rated race is put
+first in each of its players' history (the rating after it; :meth:`Leaderboards.player`).
+
+Only registered players appear (a guest has no lasting identity). Day and
+week boards are keyed by their UTC period and expire a while after it ends.
+Equal scores share a rank: a row's rank is one more than the number of
+players strictly better.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from server.players.ratings import Rating, ordinal, pool_of, rate
+from server.store import BoardPut, RatingChange, RatingsMoved, Store
+from terrace.errors import ProtocolError
+from terrace.rules.variants import VARIANTS
+from terrace.vocab import PERIODS, POOLS
+
+Message = dict[str, Any]
+
+PAGE = 10  # rows when a query names no count
+HISTORY_KEPT = 100  # rated races kept per player (their rating after each)
+HISTORY_SHOWN = 50
+MAX_ROWS = 100
+_TTL = {"day": 3 * 86_400, "week": 15 * 86_400}  # period boards live on a while after the period ends
+_HIGHER_IS_BETTER = {"rating": True, "fastest": False, "wins": True}
+
+
+@dataclass(frozen=True)
+class Board:
+    """One board: what it ranks, and the store key it lives under."""
+
+    kind: str  # rating | fastest | wins
+    variant: str
+    pool: str | None = None  # rating
+    goal: str | None = None  # fastest
+    period: str = "all"  # fastest: all | day | week
+    period_key: str | None = None  # "2026-11-23" or "2026-W48"
+
+    @property
+    def key(self) -> str:
+        if self.kind == "rating":
+            return f"rating:{self.pool}:{self.variant}"
+        if self.kind == "wins":
+            return f"wins:{self.variant}"
+        base = f"fastest:{self.variant}:{self.goal}"
+        return base if self.period == "all" else f"{base}:{self.period}:{self.period_key}"
+
+    @property
+    def descending(self) -> bool:
+        return _HIGHER_IS_BETTER[self.kind]
+
+    def describe(self) -> Message:
+        out: Message = {"board": self.kind, "variant": self.variant}
+        if self.pool:
+            out["pool"] = self.pool
+        if self.goal:
+            out["goal"] = self.goal
+        if self.kind == "fastest":
+            out["period"] = self.period
+            if self.period_key:
+                out["period_key"] = self.period_key
+        return out
+
+
+def period_key(period: str, when: float) -> str | None:
+    day = dt.datetime.fromtimestamp(when, dt.UTC).date()
+    if period == "day":
+        return day.isoformat()
+    if period == "week":
+        year, week, _ = day.isocalendar()
+        return f"{year}-W{week:02d}"
+    return None
+
+
+class Leaderboards:
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+
+    def board(
+        self, kind: str, variant: str, pool: str | None = None, goal: str | None = None, period: str = "all"
+    ) -> Board:
+        """The board a query names; ProtocolError ``bad_board`` when it names none."""
+        if kind == "rating":
+            if pool not in POOLS:
+                raise ProtocolError("bad_board", detail="a rating board needs pool 'humans' or 'bots'")
+            return Board("rating", variant, pool=pool)
+        if kind == "wins":
+            return Board("wins", variant)
+        v = VARIANTS[variant]
+        goal = goal or v.default_goal
+        if goal not in v.goals:
+            raise ProtocolError("bad_board", detail=f"{variant} races have only the goal {v.default_goal!r}")
+        return Board(
+            "fastest", variant, goal=goal, period=period, period_key=period_key(period, self.clock())
+        )
+
+    # ----- a race ends ---------------------------------------------------------------
+
+    async def race_finished(self, record: Mapping[str, Any]) -> list[Board]:
+        """Put a finished race on the boards, once however often it is called (a retry after the
+        store failed half-way, another node finishing the same record); returns the boards that
+        changed ([] when the race was on them already)."""
+        while True:
+            puts, ratings = await self._changes(record)
+            try:
+                changed = await self.store.apply_race(str(record["id"]), [p for _, p in puts], ratings)
+            except RatingsMoved:  # another race rated one of these players meanwhile: rate again
+                continue
+            if changed is None:
+                return []
+            if ratings is not None:  # once: only the call that applied the race gets here
+                await self._history(record, ratings)
+            # a race that won or was rated moves its wins and rating boards, whatever the scores say
+            moved = (b for (b, _), c in zip(puts, changed, strict=True) if c or b.kind != "fastest")
+            return list(dict.fromkeys(moved))  # each board once, in order
+
+    async def _changes(
+        self, record: Mapping[str, Any]
+    ) -> tuple[list[tuple[Board, BoardPut]], RatingChange | None]:
+        """What a finished race changes: each board put (with its board), and the new ratings."""
+        variant, goal = str(record["variant"]), str(record["goal"])
+        rows: Sequence[Mapping[str, Any]] = record.get("results", [])
+        registered = [r for r in rows if not r["player"].get("guest", True)]
+        puts: list[tuple[Board, BoardPut]] = []
+        now = self.clock()
+        pool = pool_of(rows)
+        # Every player of a race has the same deal, and anyone may turn the stock through and tell
+        # it: a time counts only when nobody could have told it to the player, in a race alone or
+        # in a rated one (registered players, one per address); a win only in a rated race.
+        timed = pool is not None or len(rows) == 1
+        for row in registered:
+            pid = str(row["player"]["id"])
+            if timed and row.get("finish") == "goal" and isinstance(row.get("time"), int):
+                for period in PERIODS:
+                    board = Board(
+                        "fastest", variant, goal=goal, period=period, period_key=period_key(period, now)
+                    )
+                    puts.append((board, BoardPut(board.key, pid, row["time"], "min", _TTL.get(period))))
+            if row.get("place") == 1 and pool is not None:
+                board = Board("wins", variant)
+                puts.append((board, BoardPut(board.key, pid, 1, "add")))
+        if pool is None:
+            return puts, None
+        board = Board("rating", variant, pool=pool)
+        before: dict[str, Rating | None] = {
+            str(r["player"]["id"]): await self.store.rating(pool, variant, str(r["player"]["id"]))
+            for r in rows
+        }
+        after = rate(rows, before)
+        puts += [(board, BoardPut(board.key, pid, ordinal(rating), "set")) for pid, rating in after.items()]
+        puts += [(board, BoardPut(played_key(pool, variant), pid, 1, "add")) for pid in after]
+        return puts, RatingChange(pool, variant, before, after)
+
+    async def _history(self, record: Mapping[str, Any], ratings: RatingChange) -> None:
+        rows = {str(r["player"]["id"]): r for r in record.get("results", [])}
+        for pid, (mu, sigma) in ratings.after.items():
+            entry = {
+                "race": str(record["id"]),
+                "at": record.get("ended_at"),
+                "variant": ratings.variant,
+                "pool": ratings.pool,
+                "place": rows[pid].get("place"),
+                "players": len(rows),
+                "rating": round(ordinal((mu, sigma)), 3),
+                "mu": round(mu, 3),
+                "sigma": round(sigma, 3),
+            }
+            await self.store.history_add(pid, entry, HISTORY_KEPT)
+
+    async def player(self, name: str) -> Message:
+        """A registered player's page: ratings (with races played) per pool and variant, and their
+        latest rated races with the rating after each. ``no_player`` for an unknown name."""
+        account = await self.store.account_by_name(name)
+        if account is None:
+            raise ProtocolError("no_player", name=name)
+        ratings: list[Message] = []
+        for pool in POOLS:
+            for variant in VARIANTS:
+                stored = await self.store.rating(pool, variant, account.id)
+                if stored is None:
+                    continue
+                board = Board("rating", variant, pool=pool)
+                rank = await self.store.board_rank(board.key, account.id, True)
+                played = await self.store.board_score(played_key(pool, variant), account.id)
+                ratings.append(
+                    {
+                        "pool": pool,
+                        "variant": variant,
+                        "value": round(ordinal(stored), 3),
+                        "mu": round(stored[0], 3),
+                        "sigma": round(stored[1], 3),
+                        "races": int(played or 0),
+                        "rank": None if rank is None else rank + 1,
+                    }
+                )
+        return {
+            "type": "player",
+            "player": {"id": account.id, "name": account.name, "kind": account.kind},
+            "ratings": ratings,
+            "history": await self.store.history(account.id, HISTORY_SHOWN),
+        }
+
+    # ----- queries -------------------------------------------------------------------
+
+    async def rows(self, board: Board, start: int = 0, count: int = PAGE) -> list[Message]:
+        """Rows ``start`` .. ``start + count - 1`` (0-based) with shared ranks for equal scores."""
+        count = max(0, min(count, MAX_ROWS))
+        entries = await self.store.board_range(board.key, start, count, board.descending)
+        out: list[Message] = []
+        previous: tuple[float, int] | None = None
+        for i, (pid, score) in enumerate(entries):
+            if previous is not None and previous[0] == score:
+                rank = previous[1]
+            else:
+                rank = 1 + await self.store.board_better(board.key, score, board.descending)
+            previous = (score, rank)
+            account = await self.store.account_by_id(pid)
+            player = (
+                {"id": pid, "name": account.name, "kind": account.kind}
+                if account
+                else {"id": pid, "name": pid, "kind": "?"}
+            )
+            row: Message = {
+                "rank": rank,
+                "position": start + i + 1,
+                "player": player,
+                "value": _value(board, score),
+            }
+            if board.kind == "rating":
+                stored = await self.store.rating(board.pool or "", board.variant, pid)
+                if stored is not None:
+                    row["mu"], row["sigma"] = round(stored[0], 3), round(stored[1], 3)
+                played = await self.store.board_score(played_key(board.pool or "", board.variant), pid)
+                row["races"] = int(played or 0)
+            out.append(row)
+        return out
+
+    async def around(self, board: Board, player_id: str, count: int = PAGE) -> tuple[int, list[Message]]:
+        """The rows centred on a player: (0-based start, rows). Raises ``not_on_board``."""
+        position = await self.store.board_rank(board.key, player_id, board.descending)
+        if position is None:
+            raise ProtocolError("not_on_board", board=board.kind, variant=board.variant)
+        start = max(0, position - count // 2)
+        return start, await self.rows(board, start, count)
+
+    async def answer(self, req: Mapping[str, Any]) -> Message:
+        """The ``leaderboard`` answer to a request (see PROTOCOL.md)."""
+        board = self.board(
+            req["board"], req["variant"], req.get("pool"), req.get("goal"), req.get("period", "all")
+        )
+        count = int(req.get("count", PAGE))
+        if req.get("around"):
+            account = await self.store.account_by_name(str(req["around"]))
+            if account is None:
+                raise ProtocolError("not_on_board", board=board.kind, variant=board.variant)
+            start, rows = await self.around(board, account.id, count)
+        else:
+            start = int(req.get("start", 0))
+            rows = await self.rows(board, start, count)
+        total = await self.store.board_size(board.key)
+        return {"type": "leaderboard", **board.describe(), "start": start, "total": total, "rows": rows}
+
+
+def played_key(pool: str, variant: str) -> str:
+    """The board counting each player's rated races in a pool and variant."""
+    return f"played:{pool}:{variant}"
+
+
+def _value(board: Board, score: float) -> float | int:
+    return round(score, 3) if board.kind == "rating" else int(score)

@@ -1,0 +1,98 @@
+"""Finished races: their records, kept in the store, listed, fetched, and counted on the leaderboards.
+
+When a race ends, its record is saved (retried while the store is down), then the race's
+live log is dropped (only once the record is kept: a server that dies before that ends
+the race again from its log when it restarts), then the leaderboards and ratings take it
+in and every leaderboard subscriber hears of the boards that changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from server.players.leaderboards import Leaderboards
+from server.races.audience import Audience
+from server.races.driver import RaceDriver
+from server.races.journal import Journal
+from server.races.nodes import Cluster
+from server.store import Store, StoreDown
+from terrace.errors import ProtocolError
+from terrace.wire.conversation import backoff
+
+log = logging.getLogger("terrace.server")
+
+Message = Mapping[str, Any]
+T = TypeVar("T")
+
+
+class Archive:
+    def __init__(
+        self, store: Store, journal: Journal, leaderboards: Leaderboards, audience: Audience
+    ) -> None:
+        self.store = store
+        self.journal = journal
+        self.leaderboards = leaderboards
+        self.audience = audience
+        self.cluster: Cluster | None = None  # one node of many: tell the others once a record is kept
+        self._unsaved: dict[str, Message] = {}  # records on their way to the store
+        self._saving: set[asyncio.Task[None]] = set()
+
+    def keep(self, record: Message, driver: RaceDriver) -> None:
+        """Keep a finished race's record (in the background; see the module docstring)."""
+        self._unsaved[record["id"]] = record
+        task = asyncio.get_running_loop().create_task(self._save(record, driver))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    async def _save(self, record: Message, driver: RaceDriver) -> None:
+        race_id = record["id"]
+        await until_stored(f"record {race_id}", lambda: self.store.save_record(record))
+        self._unsaved.pop(race_id, None)
+        if driver.logged:
+            await driver.flushed()
+            await self.journal.drop(race_id)
+        if self.cluster is not None:
+            self.cluster.done(race_id)  # the record is kept: no node may adopt the race now
+        changed = await until_stored(
+            f"leaderboards for {race_id}", lambda: self.leaderboards.race_finished(record)
+        )
+        for board in changed if self.audience.board_watchers else []:
+            top = await self.leaderboards.rows(board)
+            self.audience.to_boards({"type": "leaderboard", **board.describe(), "rows": top})
+
+    async def drain(self) -> None:
+        """Wait a little for records still on their way to the store (at shutdown)."""
+        if self._saving:
+            await asyncio.wait(set(self._saving), timeout=5)
+
+    def unsaved(self, race_id: str) -> Message | None:
+        return self._unsaved.get(race_id)
+
+    async def recent(self, n: int) -> list[Message]:
+        """The last ``n`` finished races' records, newest first (saved or on their way)."""
+        saved = await self.store.recent_records(n)
+        ids = {s["id"] for s in saved}
+        unsaved = [r for r in reversed(self._unsaved.values()) if r["id"] not in ids]
+        return (unsaved + saved)[:n]
+
+    async def record(self, race_id: str) -> Message:
+        """The record of a finished race; ``no_race`` when there is none (the caller tells a race
+        that has not finished yet)."""
+        record = self._unsaved.get(race_id) or await self.store.record(race_id)
+        if record is None:
+            raise ProtocolError("no_race", race=race_id)
+        return record
+
+
+async def until_stored(what: str, write: Callable[[], Awaitable[T]]) -> T:
+    """``write()``, tried again with backoff for as long as the store is down."""
+    for delay in backoff():
+        try:
+            return await write()
+        except StoreDown as exc:
+            log.warning("%s not stored yet (%s); retrying in %.1f s", what, exc, delay)
+            await asyncio.sleep(delay)
+    raise AssertionError("backoff() never ends")

@@ -1,0 +1,85 @@
+"""Challenges over the protocol: a creator races a secret winnable deal, others race it later
+against the creator's ghost, the creator rematches against everyone's, and the deal stays secret
+until the creator reveals it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from server.app import RaceServer
+from terrace.race.audit import audit
+from terrace.rules.deal import commitment
+from terrace.wire.protocol import MSGPACK
+from tests.poll import eventually
+from tests.server.conftest import Connect
+from tests.server.features.test_daily import registered
+from tests.server.wire import Client
+
+Message = dict[str, Any]
+
+
+async def attempt(c: Client, answer: Message, moves: int) -> Message:
+    """Play ``moves`` first-legal moves of a challenge attempt, then resign; its ``started``."""
+    assert answer["type"] == "challenge_playing", answer
+    race = answer["race"]
+    started = await c.wait(lambda m: m.get("type") == "started" and m["race"] == race)
+    legal = started["legal"]
+    for seq in range(1, moves + 1):
+        await asyncio.sleep(0.05)
+        moved = await c.request("move", race=race, seq=seq, move=legal[0])
+        legal = moved["legal"]
+    assert (await c.request("resign", race=race))["type"] == "resigned"
+    finished = await c.wait(lambda m: m.get("type") == "finished" and m["race"] == race)
+    assert "seed" not in finished  # the deal stays secret
+    return started
+
+
+async def test_a_challenge_is_raced_later_against_ghosts_and_stays_secret_until_revealed(
+    server: RaceServer, connect: Connect
+) -> None:
+    maker = await registered(server.url, "Maker")
+    created = await maker.request("challenge_create", variant="terrace")
+    cid = created["challenge"]
+    first = await attempt(maker, created, moves=2)
+
+    passer = await connect(MSGPACK, name="Passer")  # a guest may look, not race it while it is secret
+    assert (await passer.request("challenge_play", challenge=cid))["code"] == "challenge_account_needed"
+    taker = await registered(server.url, "Taker")  # any account with the id
+    info = await taker.request("challenge", challenge=cid)
+    assert info["commitment"] == first["commitment"] and "seed" not in info and info["revealed"] is False
+    joined = await taker.request("challenge_play", challenge=cid)
+    assert joined["ghosts"] == 1 and joined["commitment"] == first["commitment"]
+    race = joined["race"]
+    standings = await taker.wait(lambda m: m.get("type") == "standings" and m["race"] == race)
+    assert [r["player"]["name"] for r in standings["rows"] if r["player"].get("ghost")] == ["Maker"]
+    second = await attempt(taker, joined, moves=0)
+    assert second["view"] == first["view"]
+    assert [m for m in taker.inbox if "move_list" in m or m.get("type") == "moved"] == []
+
+    async def both_on_the_board() -> bool:
+        rows = (await taker.request("challenge", challenge=cid))["board"]
+        return sorted(r["player"]["name"] for r in rows) == ["Maker", "Taker"]
+
+    await eventually(both_on_the_board, what="both first attempts on the challenge's board")
+    rematch = await maker.request("challenge_play", challenge=cid)  # the creator's rematch
+    assert rematch["ghosts"] == 2
+    again = await attempt(maker, rematch, moves=0)
+    assert again["view"] == first["view"]
+    await asyncio.sleep(0.2)  # time for a wrongly kept rematch to land, were it kept
+    assert await both_on_the_board()  # first attempts only
+
+    assert (await taker.request("record", race=first["race"]))["code"] == "no_race"
+    refused = await taker.request("challenge_reveal", challenge=cid)
+    assert refused["code"] == "not_challenge_creator", refused
+    revealed = await maker.request("challenge_reveal", challenge=cid)
+    assert commitment(bytes.fromhex(revealed["seed"])) == first["commitment"]
+    record = (await taker.request("record", race=first["race"]))["race"]
+    assert record["seed"] == revealed["seed"] and audit(record).ok
+
+
+async def test_an_unknown_challenge_is_refused(server: RaceServer, connect: Connect) -> None:
+    c = await connect(MSGPACK, name="Lost")
+    for kind in ("challenge", "challenge_play", "challenge_reveal"):
+        answer = await c.request(kind, challenge="c0000000000")
+        assert answer["type"] == "error" and answer["code"] == "no_challenge", answer
