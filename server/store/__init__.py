@@ -1,8 +1,10 @@
 """Where the server keeps what outlives a connection: the :class:`Store` interface
-(:mod:`.base`), the memory store (:mod:`.memory`), the Redis store (:mod:`.redis_store`)
+(:mod:`.base`), the memory store (:mod:`.memory`), the Redis store (:mod:`.redis`)
 and the value codec they share (:mod:`.codec`)."""
 
 from __future__ import annotations
+
+from server.store.memory import MemoryStore
 
 from .base import (
     BOARD_MODES,
@@ -17,7 +19,6 @@ from .base import (
     StoreDown,
     check_board_put,
 )
-from .memory import MemoryStore
 
 __all__ = [
     "BOARD_MODES",
@@ -46,7 +47,7 @@ def open_store(
     """The store a server runs on: Redis at ``redis_url`` (a Redis Cluster node when ``cluster``)
     if given, else in memory (keeping at most ``max_sessions`` sessions)."""
     if redis_url:
-        from .redis_store import RedisStore  # imported only when asked: the memory store needs no redis
+        from server.store.redis import RedisStore  # imported only when asked: the memory store needs no redis
 
         return RedisStore(redis_url, keep_records=keep_records, cluster=cluster, replica_acks=replica_acks)
     return MemoryStore(keep_records, max_sessions=max_sessions)

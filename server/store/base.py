@@ -4,7 +4,7 @@ The :class:`Store` protocol is the one async interface the server uses; two stor
 implement it and one contract test suite (``tests/server/test_store.py``) runs against both:
 
 - :class:`server.store.memory.MemoryStore`, the embedded default: one process, everything gone on restart;
-- :class:`server.store.redis_store.RedisStore`, shared by every node and surviving restarts.
+- :class:`server.store.redis.RedisStore`, shared by every node and surviving restarts.
 
 What a store keeps:
 

@@ -1,7 +1,7 @@
 """The Lua scripts of the Redis store: each runs atomically in Redis, so a multi-key write is
 all or nothing, and a check and the write it guards cannot be split by another node.
 
-The keys of one script share one hash tag (see the key layout in :mod:`.redis_store`).
+The keys of one script share one hash tag (see the key layout in :mod:`server.store.redis.base`).
 """
 
 # KEYS: account hash, token index, then the name indexes (the case-folded name and the

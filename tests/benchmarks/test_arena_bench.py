@@ -1,4 +1,4 @@
-"""The arena benchmark script keeps working (its figures live in the README, not here)."""
+"""The arena benchmark script keeps working (its figures live in docs/BENCHMARKS.md, not here)."""
 
 from __future__ import annotations
 

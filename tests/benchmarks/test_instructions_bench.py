@@ -1,4 +1,4 @@
-"""The instruction-count benchmark keeps working (its figures live in the README, not here)."""
+"""The instruction-count benchmark keeps working (its figures live in docs/BENCHMARKS.md, not here)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The soak script keeps working, shortened to seconds (its figures live in the README)."""
+"""The soak script keeps working, shortened to seconds (its figures live in docs/BENCHMARKS.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The winnable-race and hindsight benchmark scripts keep working (their figures live in the README)."""
+"""The winnable-race and hindsight benchmark scripts keep working (their figures live in docs/BENCHMARKS.md)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import pytest
 
 from client import records
 from server.app import RaceServer
-from terrace.rules import replay
+from terrace import replay
 from terrace.solve import check_line
 from tests.server.known_deal import SEED, race_lost_at_189
 from tests.server.wire import Client

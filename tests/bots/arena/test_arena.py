@@ -21,8 +21,8 @@ from bots.arena.games import GameResult, arena_race_id, play_game, run_games
 from bots.bot import Bot
 from bots.samples.random_bot import RandomBot
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = "tests.bots.test_arena"
+ROOT = Path(__file__).resolve().parents[3]
+HERE = "tests.bots.arena.test_arena"
 SCRIPT_MOVES = 40  # the scripted bot resigns after this many moves
 
 
@@ -294,7 +294,7 @@ def test_the_table_names_both_bots(capsys: pytest.CaptureFixture[str]) -> None:
         == 0
     )
     out, err = capsys.readouterr()
-    assert "A: random vs B: tests.bots.test_arena:ResignBot" in out and "head to head" in out
+    assert "A: random vs B: tests.bots.arena.test_arena:ResignBot" in out and "head to head" in out
     assert "\x1b" not in out and err == ""
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from server.players.leaderboards import Leaderboards
 from server.store import Account, MemoryStore, Store
-from server.store.redis_store import RedisStore
+from server.store.redis import RedisStore
 from terrace.errors import ProtocolError
 
 _IDS = itertools.count(1)  # every record a race of its own

@@ -17,7 +17,7 @@ import pytest
 
 from server.app import RaceServer
 from server.store import MemoryStore
-from server.store.redis_store import RedisStore
+from server.store.redis import RedisStore
 from tests.poll import eventually
 from tests.server.command import COMMAND, LISTEN
 from tests.server.conftest import FAST

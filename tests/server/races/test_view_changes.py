@@ -33,7 +33,7 @@ async def mirrored_race(connect: Connect, variant: str) -> tuple[str, Client, Cl
 
 def _documented_apply_changes() -> str:
     """PROTOCOL.md's example: the function and the line that uses it."""
-    doc = (Path(__file__).parents[2] / "PROTOCOL.md").read_text()
+    doc = (Path(__file__).parents[3] / "PROTOCOL.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
     return next(b for b in blocks if "def apply_changes" in b)
 

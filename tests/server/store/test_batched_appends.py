@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 
 from server.store import NotOwner
 from server.store.batched import BatchedScript
-from server.store.redis_store import RedisStore
+from server.store.redis import RedisStore
 from tests.server.redis_server import redis_server, redis_url
 
 __all__ = ["redis_server", "redis_url"]  # fixtures

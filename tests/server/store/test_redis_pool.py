@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from server.store.redis_store import MAX_CONNECTIONS, RedisStore
+from server.store.redis import RedisStore
+from server.store.redis.base import MAX_CONNECTIONS
 from tests.server.redis_server import redis_server, redis_url
 
 __all__ = ["redis_server", "redis_url"]  # fixtures

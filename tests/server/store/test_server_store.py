@@ -179,7 +179,7 @@ async def test_writes_waiting_for_replicas_that_are_not_there_make_the_store_dow
     """With --redis-replica-acks and no replica, no move could be answered while PING still
     answered: /healthz said ok and a proxy kept sending players to a node that refused them all."""
     from server.store import StoreDown
-    from server.store.redis_store import RedisStore
+    from server.store.redis import RedisStore
 
     store = RedisStore(redis_url, keep_records=10, replica_acks=1)
     with pytest.raises(StoreDown) as down:

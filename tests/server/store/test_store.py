@@ -27,7 +27,8 @@ from server.store import (
     StoreDown,
     open_store,
 )
-from server.store.redis_store import RedisStore, _guard
+from server.store.redis import RedisStore
+from server.store.redis.base import guard as _guard
 from tests.server import redis_server as rs
 from tests.server.redis_cluster import LocalCluster, redis_cluster
 

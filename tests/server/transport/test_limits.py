@@ -241,8 +241,12 @@ class _Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     """Every token bucket (each connection's, each address's) reads this clock instead of time.monotonic."""
     fake = _Clock()
-    monkeypatch.setattr(server.endpoint, "TokenBucket", lambda rate, burst: TokenBucket(rate, burst, fake))
-    monkeypatch.setattr(server.guard, "AddressBuckets", lambda rate, burst: AddressBuckets(rate, burst, fake))
+    monkeypatch.setattr(
+        server.transport.endpoint, "TokenBucket", lambda rate, burst: TokenBucket(rate, burst, fake)
+    )
+    monkeypatch.setattr(
+        server.transport.guard, "AddressBuckets", lambda rate, burst: AddressBuckets(rate, burst, fake)
+    )
     return fake
 
 

@@ -439,7 +439,7 @@ def _server_raises() -> list[tuple[str, int, str, set[str], bool]]:
     """Every ``ProtocolError("code", ..., field=...)`` in server/: (file, line, code, field
     names, whether a message is given)."""
     found = []
-    for path in sorted(Path(__file__).parents[2].joinpath("server").glob("*.py")):
+    for path in sorted(Path(__file__).parents[3].joinpath("server").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ProtocolError":
                 first = node.args[0]
