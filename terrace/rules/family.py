@@ -46,6 +46,7 @@ _MOVE_NAMES = {(s, d): f"{a}-{b}" for s, a in enumerate(PLACE_NAMES) for d, b in
 
 class FamilyGame(Game):
     place_names = PLACE_NAMES
+    stock_place = S
     foundation_places = FOUNDATIONS
     words: ClassVar[Mapping[str, str]] = {"d": "deal"}  # no place is called d here (Louis has a heap d)
 

@@ -74,6 +74,7 @@ class Game:
     variant: Variant
     place_names: tuple[str, ...]
     foundation_places: range
+    stock_place: int  # face down: no answer may depend on the order of its cards
     words: ClassVar[Mapping[str, str]] = {}  # an engine's own whole-word moves, beside notation.WORDS
 
     def __init__(self, variant: Variant, deal: Deal, rules_version: int = RULES_VERSION) -> None:
@@ -363,6 +364,10 @@ class Game:
             src = srcs[0]
             if not self._places[src]:
                 raise IllegalMove("empty_source", place=self.place_names[src])
+            if src == self.stock_place:  # explained by the stock's own move, never by its hidden top card
+                deal = self._word("deal")
+                assert deal is not None
+                raise self._why(deal)
             raise IllegalMove("no_move_from", card=NAME[self._places[src][-1]], place=self.place_names[src])
         reasons = [self._why((srcs[0], dst)) for dst in dsts]
         # With F, name a foundation of the right suit or base where there is one.

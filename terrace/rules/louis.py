@@ -44,6 +44,7 @@ FOUNDATION_CARDS = tuple(card_id(0, s, 1) for s in SUITS) + tuple(card_id(0, s, 
 
 class LouisGame(Game):
     place_names = PLACE_NAMES
+    stock_place = S
     foundation_places = range(12, 20)
 
     def __init__(self, variant: Variant, deal: Deal, rules_version: int = RULES_VERSION) -> None:
