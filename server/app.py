@@ -24,6 +24,7 @@ from websockets.http11 import Request, Response
 
 from server.config import Config
 from server.features.arenas import Arenas
+from server.features.attempts import Attempts
 from server.features.challenges import Challenges
 from server.features.daily import Daily
 from server.features.hindsight import Analyses
@@ -88,11 +89,12 @@ class RaceServer:
         )
         self.matchmaking = Matchmaking(config, self.registry)
         self.adoption = Adoption(self.registry, self.journal, self.accounts)
-        self.daily = Daily(config, self.store, self.registry, self.audience)
-        self.challenges = Challenges(self.daily)
+        self.attempts = Attempts(config, self.store, self.registry, self.archive)
+        self.daily = Daily(config, self.store, self.registry, self.audience, self.attempts)
+        self.challenges = Challenges(self.store, self.registry, self.attempts)
         self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
         races = RaceRequests(self.registry, self.audience, self.archive, self.adoption, self.store)
-        races.kept.append(self.daily.record)  # a daily attempt's record is the daily's to give
+        races.kept.append(self.attempts.record)  # a private attempt's record is its feature's to give
         self.analyses = Analyses(self.store, self.executor, config, races.record)
         self.dispatcher = Dispatcher(self.adoption)
         for room in (
@@ -274,7 +276,7 @@ class RaceServer:
         return {
             "store": type(self.store).__name__,
             "connections": len(self.connections),
-            "races": len(self.registry.drivers),
+            "races": len(self.registry.listing()),
         }
 
     def gone(self, conn: Connection) -> None:
@@ -300,7 +302,8 @@ class RaceServer:
     def refresh_gauges(self) -> None:
         counts: dict[str, int] = {"open": 0, "countdown": 0, "running": 0}
         for driver in self.registry.drivers.values():
-            counts[driver.race.state] = counts.get(driver.race.state, 0) + 1
+            if not driver.race.options.private:  # an attempt under way is nobody else's to see
+                counts[driver.race.state] = counts.get(driver.race.state, 0) + 1
         for state, n in counts.items():
             self.metrics.races.labels(state).set(n)
 

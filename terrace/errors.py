@@ -147,6 +147,14 @@ ERRORS: dict[str, str] = {
     "daily_not_yet": "The daily deal of {day} is not out yet (today is {today}).",
     "no_challenge": "There is no challenge {challenge!r}.",
     "not_challenge_creator": "Only the creator of challenge {challenge} can reveal its deal.",
+    "challenge_closing": (
+        "Challenge {challenge} takes no new attempts: its creator asked for its deal, which is told"
+        " once the attempts under way are over."
+    ),
+    "not_revealed": (
+        "{what} is still secret, as attempts of it may still be running{when}; until then it can be"
+        " neither read, analysed nor practised."
+    ),
     "no_daily": "There was no daily {variant} deal on {day} on this server (or it is no longer kept).",
     "no_player": "There is no registered player {name!r}.",
     # arenas

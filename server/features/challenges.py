@@ -6,8 +6,9 @@ keeps its seed secret, and starts the creator's attempt on it; ``challenge_play`
 with the challenge's id (the creator too, for a rematch) race the same still-secret deal
 against the ghosts of the attempts before theirs (each player's first attempt), with standings
 only; ``challenge_reveal`` (the creator's) tells the seed, and the attempts' records become
-everyone's. Attempts are one-seat :class:`terrace.race.daily.DailyRace` races run through
-:class:`server.features.daily.Daily`'s machinery: private, never in a listing, never watched.
+everyone's. Its reveal waits for the attempts under way (none starts once it is asked for), and
+an attempt on a revealed deal never comes on the board. Attempts are the private one-seat races
+of :mod:`server.features.attempts`, as the daily deal's are.
 """
 
 from __future__ import annotations
@@ -16,16 +17,20 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from server.features.daily import MAX_GHOSTS, Daily, Message
+from server.features.attempts import Attempts, Message
+from server.features.daily import MAX_GHOSTS
 from server.handlers.dispatch import Handler, player_of
 from server.players.accounts import Player
 from server.races.archive import until_stored
 from server.races.driver import RaceDriver, now_ms
-from server.races.registry import timing
+from server.races.registry import Registry
+from server.races.winnable import Drawn
+from server.store import Store
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
 from terrace.race import RaceRules
-from terrace.race.daily import DailyRace, Recorded, board_row, board_value
+from terrace.race.daily import board_row, board_value
+from terrace.race.ghosts import Recorded, recorded
 from terrace.rules.deal import commitment
 from terrace.rules.variants import VARIANTS
 from terrace.rules.versions import RULES_VERSION
@@ -36,8 +41,12 @@ KEEP = 30 * 86_400  # a challenge, its attempts and records are kept this long
 class Challenges:
     ANONYMOUS = ("challenge",)
 
-    def __init__(self, daily: Daily) -> None:
-        self.daily = daily
+    def __init__(self, store: Store, registry: Registry, attempts: Attempts) -> None:
+        self.store = store
+        self.registry = registry
+        self.attempts = attempts
+        registry.owners["challenge"] = self.over
+        attempts.told["challenge"] = lambda owner: self._told(str(owner["challenge"]))
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -62,10 +71,9 @@ class Challenges:
     async def create(self, player: Player, req: Mapping[str, Any], address: str = "?") -> Message:
         """Draw a winnable secret deal and start its creator's attempt on it."""
         variant = str(req["variant"])
-        registry = self.daily.registry
-        registry.check_free(player)
-        seconds = registry.config.winnable_seconds
-        drawn = await registry.draws.draw(address, variant, RULES_VERSION, seconds)
+        self.registry.check_free(player)
+        seconds = self.registry.config.winnable_seconds
+        drawn = await self.registry.draws.draw(address, variant, RULES_VERSION, seconds)
         if drawn is None:
             raise ProtocolError("no_winnable_deal", seconds=f"{seconds:g}")
         cid = "c" + secrets.token_hex(5)
@@ -77,37 +85,57 @@ class Challenges:
             "creator": player.public(),
             "revealed": False,
         }
-        await self.daily.store.daily_claim(f"challenge:{cid}", kept, KEEP)
+        await self.store.daily_claim(f"challenge:{cid}", kept, KEEP)
         return await self._start(player, cid, kept, 0)
 
     async def play(self, player: Player, req: Mapping[str, Any]) -> Message:
         """Race a challenge's deal against the ghosts of the attempts before (its creator's rematch too)."""
         cid = str(req["challenge"])
         kept = await self._challenge(cid)
-        if not player.registered and not kept["revealed"]:  # as with today's daily deal
+        revealed = await self._revealed(cid, kept)
+        if kept.get("closing") and not revealed:  # its reveal waits for the attempts under way
+            raise ProtocolError("challenge_closing", challenge=cid)
+        if not player.registered and not revealed:  # as with today's daily deal
             raise ProtocolError("challenge_account_needed", challenge=cid)
-        self.daily.registry.check_free(player)
+        self.registry.check_free(player)
         return await self._start(player, cid, kept, int(req.get("ghosts", MAX_GHOSTS)))
 
     async def reveal(self, player: Player, req: Mapping[str, Any]) -> Message:
+        """The creator's word: no new attempt starts, and the deal is told once every attempt under
+        way is over (at once when none is)."""
         cid = str(req["challenge"])
         kept = await self._challenge(cid)
         if kept["creator"]["id"] != player.id:
             raise ProtocolError("not_challenge_creator", challenge=cid)
-        if not kept["revealed"]:
-            kept = {**kept, "revealed": True}
-            await self.daily.store.daily_put(f"challenge:{cid}", kept, KEEP)
+        if not kept.get("closing"):
+            kept = {**kept, "closing": True}
+            await self.store.daily_put(f"challenge:{cid}", kept, KEEP)
+        await self._revealed(cid, kept)
         return await self.answer(req, player)
+
+    async def _revealed(self, cid: str, kept: Mapping[str, Any]) -> bool:
+        """Whether the challenge's deal is told: its creator said so and no attempt of it still runs
+        (then it is marked told, for good)."""
+        if kept.get("revealed"):
+            return True
+        if not kept.get("closing") or await self.attempts.running(_running(cid)):
+            return False
+        await self.store.daily_put(f"challenge:{cid}", {**kept, "revealed": True}, KEEP)
+        return True
+
+    async def _told(self, cid: str) -> bool:
+        kept = await self.store.daily_get(f"challenge:{cid}")
+        return kept is not None and await self._revealed(cid, kept)
 
     async def answer(self, req: Mapping[str, Any], player: Player | None) -> Message:
         """What anyone may know of a challenge: its commitment and attempts (time and score only);
-        its seed and solution once its creator revealed them."""
+        its seed and solution once revealed; while its reveal waits, when it comes at the latest."""
         cid = str(req["challenge"])
         kept = await self._challenge(cid)
-        store = self.daily.store
+        revealed = await self._revealed(cid, kept)
         rows: list[Message] = []
-        for i, (pid, value) in enumerate(await store.board_range(f"challenge:{cid}", 0, 100, False)):
-            attempt = await self.daily._get(f"challenge:{cid}:{pid}") or {}
+        for i, (pid, value) in enumerate(await self.store.board_range(f"challenge:{cid}", 0, 100, False)):
+            attempt = await self.attempts.get(f"challenge:{cid}:{pid}") or {}
             rows.append(board_row(i + 1, attempt.get("player") or {"id": pid, "name": pid}, value))
         out: Message = {
             "type": "challenge",
@@ -115,104 +143,97 @@ class Challenges:
             "variant": kept["variant"],
             "creator": kept["creator"],
             "commitment": commitment(bytes.fromhex(kept["seed"])),
-            "revealed": kept["revealed"],
+            "revealed": revealed,
             "board": rows,
         }
-        if kept["revealed"]:
+        if revealed:
             out["seed"], out["solution"] = kept["seed"], kept["solution"]
+        elif kept.get("closing"):
+            out["reveals_at"] = await self.attempts.latest_end(_running(cid)) or now_ms()
         return out
 
     async def _challenge(self, cid: str) -> dict[str, Any]:
-        kept = await self.daily.store.daily_get(f"challenge:{cid}")
+        kept = await self.store.daily_get(f"challenge:{cid}")
         if kept is None:
             raise ProtocolError("no_challenge", challenge=cid)
         return kept
 
     async def _ghosts(self, cid: str, player: Player, wanted: int) -> list[Recorded]:
         out: list[Recorded] = []
-        for pid, _ in await self.daily.store.board_range(
+        for pid, _ in await self.store.board_range(
             f"challenge:{cid}", 0, max(0, min(wanted, MAX_GHOSTS)), False
         ):
-            attempt = await self.daily._get(f"challenge:{cid}:{pid}")
+            attempt = await self.attempts.get(f"challenge:{cid}:{pid}")
             if attempt is not None and "ghost" in attempt:
                 out.append(Recorded.of(attempt["ghost"]))
         return out
 
     async def _start(self, player: Player, cid: str, kept: Mapping[str, Any], wanted: int) -> Message:
-        daily, registry = self.daily, self.daily.registry
         ghosts = await self._ghosts(cid, player, wanted) if wanted else []
-        registry.check_free(player)  # nothing is awaited from here on
         variant = str(kept["variant"])
-        seed = bytes.fromhex(str(kept["seed"]))
         rules = RaceRules(
             variant,
             VARIANTS[variant].default_goal,
             1,
-            registry.config.default_time_limit,
+            self.registry.config.default_time_limit,
             "all",
             "full",
             int(kept["rules_version"]),
         )
-        race = DailyRace(
-            daily._race_id(),
-            rules,
-            seed=seed,
-            now=now_ms(),
-            timing=timing(registry.config),
-            creator=player.public(),
-            solution=kept["solution"],
-            ghosts=ghosts,
-        )
-        driver = registry.add(race)
-        registry.keepers[race.id] = lambda d, record: self._over(cid, d, record)
-        registry.seat(driver, player, check=False)
+        # an attempt on a revealed deal is practice: it never comes on the board
+        owner = {"kind": "challenge", "challenge": cid, "counted": not kept.get("revealed")}
+        deal = Drawn(bytes.fromhex(str(kept["seed"])), list(kept["solution"]))
+        driver = await self.attempts.start(player, rules, deal, ghosts, owner, _running(cid), KEEP)
         return {
             "type": "challenge_playing",
             "challenge": cid,
             "variant": variant,
-            "race": race.id,
+            "race": driver.id,
             "ghosts": len(ghosts),
-            "commitment": race.commitment,
+            "commitment": driver.race.commitment,
         }
 
-    def _over(self, cid: str, driver: RaceDriver, record: Mapping[str, Any] | None) -> None:
+    def over(self, driver: RaceDriver, record: Mapping[str, Any] | None) -> None:
+        """An attempt of a challenge ended: kept (:class:`Attempts`); a player's first counted
+        attempt is their row and their ghost."""
         race = driver.race
-        assert isinstance(race, DailyRace)
-        if record is None:
+        owner = race.options.owner or {}
+        cid = str(owner["challenge"])
+        seat = next(iter(race.seats.values()), None)
+        if record is None or seat is None:
+            self.attempts.given_back(driver, _running(cid), KEEP, None)
             return
-        pid = str(race.creator["id"]) if race.creator else ""
+        pid = seat.id
         row = record["results"][0]
         value = board_value(
             row["time"] if row["finish"] == "goal" else None, int(row["score"]), row.get("last_home")
         )
         kept: Message = {
             "race": race.id,
-            "player": race.creator,
+            "player": seat.player,
             "state": "finished",
-            "record": {**record, "challenge": cid, "move_times": race.move_times},
+            "record": {**record, "challenge": cid, "move_times": seat.move_times},
             "value": value,
         }
-        if (recorded := race.recorded()) is not None:
-            kept["ghost"] = recorded.stored()
+        if (ghost := recorded(seat)) is not None:
+            kept["ghost"] = ghost.stored()
         key = f"challenge:{cid}:{pid}"
-        self.daily._unsaved[f"race:{race.id}"] = {"key": f"{key}:{race.id}", "challenge": cid, "player": pid}
-        self.daily._unsaved[f"{key}:{race.id}"] = kept
-        self.daily._spawn(self._keep(cid, key, kept, pid, value))
+        index = {"key": f"{key}:{race.id}", "challenge": cid, "player": pid, "owner": owner}
 
-    async def _keep(self, cid: str, key: str, kept: Message, pid: str, value: float) -> None:
-        store, race_id = self.daily.store, str(kept["race"])
-        where = f"race:{race_id}"
-        try:
-            await until_stored(f"challenge {key}", lambda: store.daily_put(f"{key}:{race_id}", kept, KEEP))
-            index = self.daily._unsaved[where]
-            await until_stored(f"challenge {where}", lambda: store.daily_put(where, index, KEEP))
-        finally:
-            self.daily._unsaved.pop(where, None)
-            self.daily._unsaved.pop(f"{key}:{race_id}", None)
-        if await store.daily_get(key) is None:  # each player's first attempt is their ghost and row
-            first = await store.daily_claim(key, kept, KEEP)
-            if first["race"] == race_id:
-                await until_stored(
-                    f"challenge board {cid}",
-                    lambda: store.board_put(f"challenge:{cid}", pid, value, "set", KEEP),
-                )
+        async def first_is_the_row() -> None:
+            if await self.store.daily_get(key) is None:
+                first = await self.store.daily_claim(key, kept, KEEP)
+                if first["race"] == race.id:
+                    await until_stored(
+                        f"challenge board {cid}",
+                        lambda: self.store.board_put(f"challenge:{cid}", pid, value, "set", KEEP),
+                    )
+
+        values = {f"{key}:{race.id}": kept, f"race:{race.id}": index}
+        self.attempts.keep(
+            driver, _running(cid), KEEP, values, first_is_the_row if owner.get("counted") else None
+        )
+
+
+def _running(cid: str) -> str:
+    return f"challenge-running:{cid}"

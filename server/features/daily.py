@@ -9,47 +9,50 @@ and runs the attempts:
   workers of the lost search, which moves wait for) the first time it
   is wanted and kept in the store, first write winning; with ``daily_prepare`` set, a task
   draws today's and tomorrow's deals of every variant ahead of time;
-- an attempt is a :class:`terrace.race.daily.DailyRace` run by the registry like any race, but kept
-  off the lobby, away from spectators and other nodes, and its end comes here, not to the
-  archive: its record is withheld (even its player gets it without the seed) until the day is
-  over, and the board shows time and score only;
-- one rated attempt per registered account per variant and day (claimed in the store in one
-  step, so two nodes cannot both start one); practice after it, or on a past day; guests play,
-  never on the board. The daily board is a board of its own: no rating changes (see README).
+- an attempt is a private one-seat race (:mod:`server.features.attempts`): journalled like any
+  race (a node that dies hands it on), off the lobby, unwatched, its end coming here, not to
+  the archive; its record is withheld (even its player gets it without the seed) until the
+  deal is revealed, and the board shows time and score only;
+- a day's deal is revealed (its seed, the solver's line, the best lines, every attempt's
+  record) only once the day is over and no attempt of it can still be running on any node;
+  until then a past day can be neither read nor practised;
+- one rated attempt per registered account per variant and day, claimed in the store in one
+  step (an attempt cancelled before its first view gives back exactly its own claim), so no
+  path, node or reconnect starts a second; practice after it, or on a revealed past day;
+  guests only on a revealed day. The daily board is a board of its own: no rating changes.
 
-Time comes from ``clock`` (Unix seconds); tests set it to let a day end.
-
-Kept as one module (about 480 lines): seeds, attempts, the board and the reveal all read and
-write the same store keys of one day; the challenges built on it are in :mod:`server.features.challenges`.
+Time comes from ``clock`` (Unix seconds); tests set it to let a day end. Challenges, built on
+the same attempts, are :mod:`server.features.challenges`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import multiprocessing
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from server.config import Config
+from server.features.attempts import MARGIN_MS, Attempts
 from server.handlers.dispatch import Handler, player_of
 from server.players.accounts import Player
 from server.players.ratings import DEFAULT, ordinal
 from server.races.archive import until_stored
 from server.races.audience import Audience
 from server.races.driver import RaceDriver, now_ms
-from server.races.registry import Registry, timing
+from server.races.registry import Registry
+from server.races.winnable import Drawn
 from server.store import Store
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
 from terrace.race import RaceRules
 from terrace.race.daily import (
     DailyDeal,
-    DailyRace,
-    Recorded,
     board_row,
     board_value,
     day_end,
@@ -58,6 +61,7 @@ from terrace.race.daily import (
     parse_day,
     shift,
 )
+from terrace.race.ghosts import Recorded, recorded
 from terrace.rules.variants import VARIANTS
 from terrace.rules.versions import RULES_VERSION
 
@@ -66,6 +70,7 @@ log = logging.getLogger("terrace.server")
 Message = dict[str, Any]
 
 DEAL_TTL = 400 * 86_400  # a day's deal (and its reveal) is kept this long
+REVEAL_AFTER_MS = 60_000  # a day's deal is told no sooner than this after the day ends
 KEEP_TTL = 8 * 86_400  # attempts, records and boards: today's, yesterday's and a week back
 BOARD_ROWS = 20
 BEST_LINES = 3  # a past day's answer carries the move lists of its first few rows
@@ -85,6 +90,7 @@ class Daily:
         store: Store,
         registry: Registry,
         audience: Audience,
+        attempts: Attempts,
         executor: Executor | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -92,6 +98,7 @@ class Daily:
         self.store = store
         self.registry = registry
         self.audience = audience
+        self.attempts = attempts
         # One worker process of its own, started on the first draw: a draw can take minutes
         # (signora), and must never hold up the lost searches that moves wait for.
         self.executor = executor
@@ -101,11 +108,9 @@ class Daily:
         self._secret: bytes | None = None
         self._deals: dict[tuple[str, str], DailyDeal] = {}
         self._drawing: dict[tuple[str, str], asyncio.Future[DailyDeal]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._unsaved: dict[str, Message] = {}  # attempts finished here, on their way to the store
-
-    async def _get(self, key: str) -> Message | None:
-        return self._unsaved.get(key) or await self.store.daily_get(key)
+        self._revealed: set[tuple[str, str]] = set()  # (variant, day): told, for good
+        registry.owners["daily"] = self.over
+        attempts.told["daily"] = lambda owner: self.revealed(str(owner["variant"]), str(owner["day"]))
 
     def today(self) -> str:
         return day_of(self.clock())
@@ -168,6 +173,29 @@ class Daily:
                         log.exception("daily %s %s not drawn yet", variant, day)
             await asyncio.sleep(self.config.daily_prepare)
 
+    # ----- the reveal ---------------------------------------------------------------
+
+    async def revealed(self, variant: str, day: str) -> bool:
+        """Whether ``day``'s deal of ``variant`` may be told: the day is over (by a margin), and no
+        attempt of it can still be running, on any node. Once told, told for good."""
+        if (variant, day) in self._revealed:
+            return True
+        if self.clock() * 1000 < day_end(day) * 1000 + REVEAL_AFTER_MS:
+            return False
+        key = f"revealed:{variant}:{day}"
+        if await self.store.daily_get(key) is None:
+            if await self.attempts.running(_running(variant, day)):
+                return False
+            await self.store.daily_claim(key, {"at": int(self.clock() * 1000)}, DEAL_TTL)
+        self._revealed.add((variant, day))
+        return True
+
+    async def reveals_at(self, variant: str, day: str) -> int:
+        """When ``day``'s deal of ``variant`` will be told at the soonest (Unix ms): after the day,
+        and after the latest end of its attempts that may still be running."""
+        latest = await self.attempts.latest_end(_running(variant, day))
+        return max(int(day_end(day) * 1000) + REVEAL_AFTER_MS, latest or 0)
+
     # ----- asking -------------------------------------------------------------------
 
     def handlers(self) -> dict[str, Handler]:
@@ -193,7 +221,8 @@ class Daily:
 
     async def answer(self, req: Mapping[str, Any], player: Player | None) -> Message:
         """The ``daily`` answer: the day's commitments and board, the asker's own attempt, and,
-        once the day is over, its seed, first view and best lines."""
+        once the deal is revealed (the day over, no attempt of it running), its seed, the
+        solver's line and the best lines; until then, when it will be revealed at the soonest."""
         variant, day = str(req["variant"]), self._day(req)
         today = self.today()
         deal, following = await asyncio.gather(self.deal(variant, day), self.deal(variant, shift(day, 1)))
@@ -216,12 +245,14 @@ class Daily:
             "total": total,
         }
         if player is not None and player.registered:
-            attempt = await self._get(_attempt(variant, day, player.id))
+            attempt = await self.attempts.get(_attempt(variant, day, player.id))
             out["attempt"] = {"state": "lost"} if attempt and self._lost(attempt) else _own(attempt)
-        if day < today:  # the day is over: its deal is told, and anyone may check it
+        if await self.revealed(variant, day):  # anyone may check it now
             out["seed"] = deal.seed.hex()
             out["solution"] = deal.solution
             out["best"] = await self._best(variant, day, pool)
+        else:
+            out["reveals_at"] = await self.reveals_at(variant, day)
         return out
 
     async def board(
@@ -235,121 +266,96 @@ class Daily:
         for i, (pid, value) in enumerate(entries):
             rank = previous[1] if previous is not None and previous[0] == value else i + 1
             previous = (value, rank)
-            attempt = await self._get(_attempt(variant, day, pid)) or {}
+            attempt = await self.attempts.get(_attempt(variant, day, pid)) or {}
             rows.append(board_row(rank, attempt.get("player") or {"id": pid, "name": pid}, value))
         return rows, await self.store.board_size(key)
 
     async def _best(self, variant: str, day: str, pool: str) -> list[Message]:
         best: list[Message] = []
         for pid, value in await self.store.board_range(_board(variant, day, pool), 0, BEST_LINES, False):
-            attempt = await self._get(_attempt(variant, day, pid))
+            attempt = await self.attempts.get(_attempt(variant, day, pid))
             if attempt is None or "record" not in attempt:
                 continue
             row = board_row(len(best) + 1, attempt["player"], value)
             best.append({**row, "race": attempt["race"], "move_list": attempt["ghost"]["moves"]})
         return best
 
-    async def record(self, race_id: str, player: Player | None) -> Message | None:
-        """A daily (or challenge) attempt's record: anyone's once its day is over (its challenge
-        revealed); before that its own player's only, without the seed. None when ``race_id`` is no daily attempt (or not theirs yet)."""
-        where = await self._get(f"race:{race_id}")
-        if where is None:
-            return None
-        kept = await self._get(str(where["key"]))
-        if kept is None or kept.get("race") != race_id or "record" not in kept:
-            return None
-        record: Message = kept["record"]
-        if "challenge" in where:  # a challenge's attempt (server.challenges): told once it is revealed
-            challenge = await self.store.daily_get(f"challenge:{where['challenge']}")
-            if challenge is not None and challenge.get("revealed"):
-                return record
-        elif where["day"] < self.today():
-            return record
-        if player is not None and player.id == where["player"]:
-            return {k: v for k, v in record.items() if k not in ("seed", "solution")}
-        return None
-
     # ----- playing ------------------------------------------------------------------
 
     async def play(self, player: Player, req: Mapping[str, Any]) -> Message:
-        """Start an attempt (rated, or practice) on the day's deal; its ``started`` follows."""
+        """Start an attempt on a day's deal: today's one rated attempt (an account's, claimed in
+        the store in one step, so no second one starts on any node by any path), practice on it
+        after that, or practice on a past day's revealed deal. Its ``started`` follows."""
         variant, day = str(req["variant"]), self._day(req)
+        today = day == self.today()
         practice = bool(req.get("practice", False))
-        if day == self.today() and not player.registered:
+        if today and not player.registered:
             # a guest may play any number of times: every game of today's deal would show its
             # stock to whoever turns it, for an account to race with the deal known
             raise ProtocolError("daily_account_needed", variant=variant)
+        if not today and not await self.revealed(variant, day):
+            # attempts of that day may still run: a game of it now would tell them the deal
+            at = await self.reveals_at(variant, day)
+            when = f": it is told at {_utc(at)} at the soonest"
+            raise ProtocolError("not_revealed", what=f"The {variant} deal of {day}", when=when, reveals_at=at)
         self.registry.check_free(player)
         deal = await self.deal(variant, day)
         ghosts = await self._ghosts(variant, day, player, int(req.get("ghosts", 3)))
-        race_id = self._race_id()
-        rated = False
         key = _attempt(variant, day, player.id)
-        if day == self.today() and player.registered:
-            kept = await self._get(key)
-            if kept is None or kept.get("state") == "cancelled":
-                if practice:
-                    raise ProtocolError("daily_attempt_first", variant=variant)
+        race_id = self.attempts.new_id()
+        rated = False
+        if today:
+            kept = await self.attempts.get(key)
+            if kept is None and practice:
+                raise ProtocolError("daily_attempt_first", variant=variant)
+            if kept is None:
                 mine = {"race": race_id, "player": player.public(), "state": "playing", "started": now_ms()}
-                if kept is None:
-                    kept = await self.store.daily_claim(key, mine, KEEP_TTL)
-                else:
-                    await self.store.daily_put(key, mine, KEEP_TTL)
-                    kept = mine
-                rated = kept["race"] == race_id
-                if not rated:  # another connection of the same account claimed it first
+                kept = await self.store.daily_claim(key, mine, KEEP_TTL)
+                if kept["race"] != race_id:  # another connection of the account, on any node, was first
                     raise ProtocolError("daily_attempted", variant=variant, day=day)
+                rated = True
             elif not practice:
                 raise ProtocolError("daily_attempted", variant=variant, day=day)
             elif kept.get("state") != "finished" and not self._lost(kept):
                 raise ProtocolError("daily_unfinished", variant=variant)
-        try:  # anything may have happened while the store answered; nothing is awaited from here on
-            self.registry.check_free(player)
-        except ProtocolError:
-            if rated:  # the claim is given back: no attempt was seen
-                await self.store.daily_put(key, {"state": "cancelled", "race": race_id}, KEEP_TTL)
-            raise
         v = VARIANTS[variant]
         rules = RaceRules(
             variant, v.default_goal, 1, self.config.default_time_limit, "all", "full", deal.rules_version
         )
-        race = DailyRace(
-            race_id,
-            rules,
-            seed=deal.seed,
-            now=now_ms(),
-            timing=timing(self.config),
-            creator=player.public(),
-            solution=deal.solution,
-            ghosts=ghosts,
-        )
-        driver = self.registry.add(race)
-        self.registry.keepers[race_id] = lambda d, record: self._over(variant, day, rated, d, record)
-        self.registry.seat(driver, player, check=False)
+        owner = {"kind": "daily", "variant": variant, "day": day, "rated": rated}
+        try:
+            driver = await self.attempts.start(
+                player,
+                rules,
+                Drawn(deal.seed, deal.solution),
+                ghosts,
+                owner,
+                _running(variant, day),
+                KEEP_TTL,
+                race_id,
+            )
+        except BaseException:
+            if rated:  # the claim is given back: no attempt was seen
+                await self.store.daily_release(key, race_id)
+            raise
         log.info("daily %s %s: %s plays (%s)", variant, day, player.name, "rated" if rated else "practice")
         return {
             "type": "daily_playing",
             "variant": variant,
             "day": day,
-            "race": race_id,
+            "race": driver.id,
             "rated": rated,
             "ghosts": len(ghosts),
             "commitment": deal.commitment,
         }
 
     def _lost(self, attempt: Mapping[str, Any]) -> bool:
-        """An attempt still marked as playing long after it must have ended: its node stopped
-        with it (attempts are not journalled). It stays used, with no row."""
+        """An attempt still marked as playing long after it must have ended: its race was lost
+        with its node and its store (a memory store). It stays used, with no row."""
         if attempt.get("state") != "playing":
             return False
         over_by = int(attempt["started"]) + 1000 * (self.config.default_time_limit + self.config.countdown)
-        return now_ms() > over_by + 1000 * self.config.grace
-
-    def _race_id(self) -> str:
-        race_id = "d" + secrets.token_hex(4)
-        while race_id in self.registry.drivers:
-            race_id = "d" + secrets.token_hex(4)
-        return race_id
+        return now_ms() > over_by + 1000 * self.config.grace + MARGIN_MS
 
     async def _ghosts(self, variant: str, day: str, player: Player, wanted: int) -> list[Recorded]:
         """Up to ``wanted`` finished rated attempts of the day by others, those nearest the player's
@@ -369,23 +375,25 @@ class Daily:
             others = [pid for _, _, pid in sorted(near)[:wanted]]
         out: list[Recorded] = []
         for pid in others:
-            attempt = await self._get(_attempt(variant, day, pid))
+            attempt = await self.attempts.get(_attempt(variant, day, pid))
             if attempt is not None and "ghost" in attempt:
                 out.append(Recorded.of(attempt["ghost"]))
         return out
 
-    def _over(
-        self, variant: str, day: str, rated: bool, driver: RaceDriver, record: Mapping[str, Any] | None
-    ) -> None:
-        """An attempt ended: what it left is known here at once (the player's next request sees
-        it), and kept in the store in the background, retried while the store is down."""
+    # ----- an attempt ends ----------------------------------------------------------
+
+    def over(self, driver: RaceDriver, record: Mapping[str, Any] | None) -> None:
+        """An attempt ended (here, or on the node that adopted it): what it left is known here at
+        once (the player's next request sees it) and kept in the store (:class:`Attempts`)."""
         race = driver.race
-        assert isinstance(race, DailyRace)
-        pid = str(race.creator["id"]) if race.creator else ""
+        owner = race.options.owner or {}
+        variant, day, rated = str(owner["variant"]), str(owner["day"]), bool(owner["rated"])
+        seat = next(iter(race.seats.values()), None)
+        pid = str(race.creator["id"]) if race.creator else ""  # the attempt's player, seated or not (cancelled)
         key = _attempt(variant, day, pid) if rated else f"practice:{race.id}"
-        if record is None:  # cancelled before its first view: nothing was seen, the attempt is unused
-            if rated:
-                self._spawn(self._keep(key, {"state": "cancelled", "race": race.id}, None))
+        running = _running(variant, day)
+        if record is None or seat is None:  # cancelled before its first view: the attempt is unused
+            self.attempts.given_back(driver, running, KEEP_TTL, key if rated else None)
             return
         row = record["results"][0]
         goal_time = row["time"] if row["finish"] == "goal" else None
@@ -393,48 +401,32 @@ class Daily:
         full = {
             **record,
             "daily": {"variant": variant, "day": day, "rated": rated},
-            "move_times": race.move_times,
+            "move_times": seat.move_times,
         }
         kept: Message = {
             "race": race.id,
-            "player": race.creator,
+            "player": seat.player,
             "state": "finished",
             "record": full,
             "value": value,
-            "place": race.ghost_place(),
+            "place": race.ghosts.place(race.seats.values()),
         }
-        if (recorded := race.recorded()) is not None:
-            kept["ghost"] = recorded.stored()
-        self._unsaved[key] = kept
-        self._unsaved[f"race:{race.id}"] = {"key": key, "day": day, "player": pid}
-        board = (_board(variant, day, pool_of(race.creator or {})), pid, value) if rated else None
-        self._spawn(self._keep(key, kept, board))
+        if (ghost := recorded(seat)) is not None:
+            kept["ghost"] = ghost.stored()
+        index = {"key": key, "day": day, "player": pid, "owner": owner}
+        board = _board(variant, day, pool_of(seat.player))
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        async def on_the_board() -> None:
+            await until_stored(
+                f"daily board {board}", lambda: self.store.board_put(board, pid, value, "min", KEEP_TTL)
+            )
+            await self.board_changed(variant, day, pool_of(seat.player))
+            if self.publish is not None:
+                self.publish({"daily": {"variant": variant, "day": day, "pool": pool_of(seat.player)}})
 
-    async def _keep(self, key: str, kept: Message, board: tuple[str, str, float] | None) -> None:
-        where = f"race:{kept['race']}"
-        try:
-            await until_stored(f"daily {key}", lambda: self.store.daily_put(key, kept, KEEP_TTL))
-            if where in self._unsaved:
-                index = self._unsaved[where]
-                await until_stored(f"daily {where}", lambda: self.store.daily_put(where, index, KEEP_TTL))
-        finally:
-            self._unsaved.pop(key, None)
-            self._unsaved.pop(where, None)
-        if board is None:
-            return
-        name, pid, value = board
-        await until_stored(
-            f"daily board {name}", lambda: self.store.board_put(name, pid, value, "min", KEEP_TTL)
+        self.attempts.keep(
+            driver, running, KEEP_TTL, {key: kept, f"race:{race.id}": index}, on_the_board if rated else None
         )
-        _, variant, day, pool = name.split(":")
-        await self.board_changed(variant, day, pool)
-        if self.publish is not None:
-            self.publish({"daily": {"variant": variant, "day": day, "pool": pool}})
 
     async def board_changed(self, variant: str, day: str, pool: str) -> None:
         """Push the day's board to the ``daily`` topic's subscribers here."""
@@ -454,8 +446,7 @@ class Daily:
 
     async def drain(self) -> None:
         """At shutdown: let attempts just ended reach the store, and stop the drawing worker."""
-        if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=5)
+        await self.attempts.drain()
         if self._own_executor and isinstance(self.executor, ProcessPoolExecutor):
             workers = list((getattr(self.executor, "_processes", None) or {}).values())
             self.executor.shutdown(wait=False, cancel_futures=True)
@@ -472,9 +463,17 @@ def _board(variant: str, day: str, pool: str) -> str:
     return f"daily:{variant}:{day}:{pool}"
 
 
+def _running(variant: str, day: str) -> str:
+    return f"daily-running:{variant}:{day}"
+
+
+def _utc(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def _own(attempt: Mapping[str, Any] | None) -> Message:
     """The asker's own attempt as the ``daily`` answer tells it."""
-    if attempt is None or attempt.get("state") == "cancelled":
+    if attempt is None:
         return {"state": "none"}
     if attempt.get("state") != "finished":
         return {"state": "playing", "race": attempt.get("race")}

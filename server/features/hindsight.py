@@ -69,8 +69,12 @@ class Analyses:
         return {"analysis": self.on_analysis}
 
     async def on_analysis(self, conn: Connection, req: dict[str, Any]) -> Message:
-        """Hindsight on a finished race; a live race is ``not_finished``."""
-        return await self.answer(await self.records(req["race"], conn.player))
+        """Hindsight on a finished race; a live race is ``not_finished``; one's own attempt whose
+        deal is still secret (a daily attempt before its day is revealed) ``not_revealed``."""
+        record = await self.records(req["race"], conn.player)
+        if "seed" not in record:
+            raise ProtocolError("not_revealed", what="This race's deal", when="")
+        return await self.answer(record)
 
     async def answer(self, record: Message) -> Message:
         """The race's analysis, or ``analysing`` while it is made (started here if it is not)."""

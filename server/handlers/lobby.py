@@ -82,7 +82,7 @@ class LobbyRequests:
 
     async def on_join(self, conn: Connection, req: dict[str, Any]) -> Message:
         await self.adoption.local(req["race"])
-        driver = self.registry.join(player_of(conn), req["race"])
+        driver = self.registry.join(player_of(conn), req["race"])  # someone's private race: no_race
         return {"type": "joined", "race": driver.race.summary()}
 
     async def on_leave(self, conn: Connection, req: dict[str, Any]) -> Message:

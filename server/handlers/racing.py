@@ -52,7 +52,7 @@ class RaceRequests:
     # ----- racing -------------------------------------------------------------------
 
     async def on_move(self, conn: Connection, req: dict[str, Any]) -> None:
-        driver = await self._race_of(req["race"])
+        driver = await self._race_of(req["race"], player_of(conn))
         player_id = player_of(conn).id
         effects = await driver.move(player_id, req["seq"], req["move"])
 
@@ -66,15 +66,16 @@ class RaceRequests:
         driver.apply(effects, reply=reply)
 
     async def on_resign(self, conn: Connection, req: dict[str, Any]) -> Message:
-        driver = await self._race_of(req["race"])
+        driver = await self._race_of(req["race"], player_of(conn))
         driver.apply(await driver.resign(player_of(conn).id))
         return {"type": "resigned", "race": req["race"]}
 
-    async def _race_of(self, race_id: str) -> RaceDriver:
-        """A race that is not over; a finished one is ``race_not_running``."""
+    async def _race_of(self, race_id: str, player: Player) -> RaceDriver:
+        """A race that is not over; a finished one is ``race_not_running``; someone else's private
+        race is ``no_race``."""
         await self.adoption.local(race_id)
         if race_id in self.registry.drivers:
-            return self.registry.drivers[race_id]
+            return self.registry.get(race_id, player)
         await self.archive.record(race_id)  # no_race if there is none
         raise ProtocolError("race_not_running", race=race_id)
 
@@ -88,9 +89,7 @@ class RaceRequests:
                 await self.adoption.local(race_id)  # adopts it if its owner died
             except Redirect:  # another node's race: its events reach us through the store
                 return await self._spectate_remote(conn, race_id)
-        if race_id in self.registry.keepers:  # a daily attempt: nobody watches it, nor learns it exists
-            raise ProtocolError("no_race", race=race_id)
-        race = self.registry.get(race_id).race
+        race = self.registry.get(race_id).race  # a private race is no_race: nobody learns it exists
         self.audience.spectate(conn, race_id)
         return {"type": "spectating", "race": race.summary(), "standings": race.standings()}
 
@@ -127,18 +126,30 @@ class RaceRequests:
         try:
             return await self.archive.record(race_id)
         except ProtocolError:
-            if race_id in self.registry.keepers:  # a daily attempt under way: as if there were none
-                raise ProtocolError("no_race", race=race_id) from None
-            if (
-                race_id in self.registry.drivers
-                or race_id in self.adoption.unreplayed
-                or await self.adoption.owner_elsewhere(race_id)
-            ):
+            if await self._running_for(race_id, player):
                 raise ProtocolError("not_finished", race=race_id) from None
             for kept in self.kept:
                 if (record := await kept(race_id, player)) is not None:
                     return record
             raise
+
+    async def _running_for(self, race_id: str, player: Player | None) -> bool:
+        """Whether ``race_id`` runs (here, or on another node) and ``player`` may know it: anyone may
+        of a public race, only its players of a private one."""
+        driver = self.registry.drivers.get(race_id)
+        if driver is not None:
+            race = driver.race
+            return not race.options.private or (player is not None and player.id in race.seats)
+        if race_id not in self.adoption.unreplayed and not await self.adoption.owner_elsewhere(race_id):
+            return False
+        saved = self.adoption.unreplayed.get(race_id) or await self.adoption.journal.load(
+            race_id, entries=False
+        )
+        if saved is None:
+            return False
+        if not saved.meta.get("options", {}).get("private"):
+            return True
+        return player is not None and any(p["id"] == player.id for p in saved.meta["players"])
 
     async def on_ping(self, conn: Connection, req: dict[str, Any]) -> Message:
         return {"type": "pong", "time": int(time.time() * 1000)}

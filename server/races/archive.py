@@ -1,9 +1,11 @@
 """Finished races: their records, kept in the store, listed, fetched, and counted on the leaderboards.
 
-When a race ends, its record is saved (retried while the store is down), then the race's
-live log is dropped (only once the record is kept: a server that dies before that ends
-the race again from its log when it restarts), then the leaderboards and ratings take it
-in and every leaderboard subscriber hears of the boards that changed.
+When a race ends, its record is saved (retried while the store is down), then the
+leaderboards, the ratings and each rated player's history take it in (in one step of the
+store, once however often it is asked), then the race's live log is dropped: a server that
+dies before that ends the race again from its log when it restarts, and the same writes are
+made again (each of them idempotent), so a kill leaves all of them or none. Then every
+leaderboard subscriber hears of the boards that changed.
 """
 
 from __future__ import annotations
@@ -51,17 +53,21 @@ class Archive:
         race_id = record["id"]
         await until_stored(f"record {race_id}", lambda: self.store.save_record(record))
         self._unsaved.pop(race_id, None)
-        if driver.logged:
-            await driver.flushed()
-            await self.journal.drop(race_id)
-        if self.cluster is not None:
-            self.cluster.done(race_id)  # the record is kept: no node may adopt the race now
         changed = await until_stored(
             f"leaderboards for {race_id}", lambda: self.leaderboards.race_finished(record)
         )
+        await self.release(driver)
         for board in changed if self.audience.board_watchers else []:
             top = await self.leaderboards.rows(board)
             self.audience.to_boards({"type": "leaderboard", **board.describe(), "rows": top})
+
+    async def release(self, driver: RaceDriver) -> None:
+        """A race over whose outcome is kept: its live log goes (only now), and no node may adopt it."""
+        if driver.logged:
+            await driver.flushed()
+            await self.journal.drop(driver.id)
+        if self.cluster is not None:
+            self.cluster.done(driver.id)
 
     async def drain(self) -> None:
         """Wait a little for records still on their way to the store (at shutdown)."""

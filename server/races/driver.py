@@ -55,8 +55,8 @@ class Hub(Protocol):
     """What a race driver needs from the rest of the server."""
 
     def to_player(self, player_id: str, msg: Message) -> None: ...
-    def to_watchers(self, race: Race, msg: Message) -> None: ...
-    def race_changed(self, race: Race, summary: Message) -> None: ...
+    def to_watchers(self, race: Race, msg: Message, players_only: bool) -> None: ...
+    def race_changed(self, race: Race, summary: Message, players_only: bool) -> None: ...
     def freed(self, race: Race, player_id: str) -> None: ...
     def race_over(self, driver: RaceDriver, record: Message | None) -> None: ...
 
@@ -104,6 +104,7 @@ class RaceDriver:
         self.searches = searches
         self.journal = journal if race.durable else None
         self.on_move = on_move  # metrics: seconds spent on an accepted move
+        self.move_seconds: list[float] = []  # a private race's, until it is over
         self.logged = False  # the meta is saved: the log must be dropped once the race is over
         self._locks: dict[str, asyncio.Lock] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -128,7 +129,9 @@ class RaceDriver:
             if self.journal is not None:
                 await self.journal.append(self.id, checked)
             effects = await self._settle(self.race.apply_move(checked, now_ms()))
-            if self.on_move is not None:
+            if self.race.options.private:  # told once it is over: a live count would time its moves
+                self.move_seconds.append(time.perf_counter() - t0)
+            elif self.on_move is not None:
                 self.on_move(time.perf_counter() - t0)
             return effects
 
@@ -169,9 +172,9 @@ class RaceDriver:
             elif isinstance(effect, Send):
                 self.hub.to_player(effect.player, effect.message)
             elif isinstance(effect, Broadcast):
-                self.hub.to_watchers(self.race, effect.message)
+                self.hub.to_watchers(self.race, effect.message, effect.players_only)
             elif isinstance(effect, Changed):
-                self.hub.race_changed(self.race, effect.summary)
+                self.hub.race_changed(self.race, effect.summary, effect.players_only)
                 if self.journal is not None and self.race.state in ("open", "countdown"):
                     self._keep_waiting()
             elif isinstance(effect, Freed):

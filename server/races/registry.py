@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from server.config import Config
@@ -22,8 +22,10 @@ from server.races.journal import Journal
 from server.races.nodes import Cluster
 from server.races.winnable import Drawn, Draws
 from terrace.errors import ProtocolError
-from terrace.race import Race, RaceRules, Timing
+from terrace.race import Race, RaceOptions, RaceRules, Timing
 from terrace.race.effects import Message
+from terrace.race.ghosts import Recorded
+from terrace.race.rules import PLAIN
 from terrace.rules.variants import VARIANTS
 from terrace.vocab import Goal
 
@@ -72,9 +74,9 @@ class Registry:
         self.cluster: Cluster | None = None  # one node of many: see server.nodes
         self.drivers: dict[str, RaceDriver] = {}  # races not over yet
         self.made_by: dict[str, tuple[str, str]] = {}  # unstarted race id -> its creator's id and address
-        # races whose end goes to their keeper (server.daily), not the archive; they are private:
-        # off the lobby, unwatched, their pushes to their players only, never told to other nodes
-        self.keepers: dict[str, Callable[[RaceDriver, Message | None], None]] = {}
+        # who takes a race at its end instead of the archive, by the ``kind`` of its owner
+        # (``RaceOptions.owner``): the features built on races (a daily attempt, a challenge's)
+        self.owners: dict[str, Callable[[RaceDriver, Message | None], None]] = {}
         # arenas (server.arenas): told of the races matchmaking makes for an arena, and of every race over
         self.on_matched: Callable[[str, RaceDriver, list[Player]], None] | None = None
         self.on_over: Callable[[RaceDriver, Message | None], None] | None = None
@@ -84,20 +86,39 @@ class Registry:
 
     # ----- finding ------------------------------------------------------------------
 
-    def get(self, race_id: str) -> RaceDriver:
+    def get(self, race_id: str, player: Player | None = None) -> RaceDriver:
+        """The race not over of ``race_id``; ``no_race`` when there is none, or when it is a private
+        race ``player`` is not seated in (nobody else learns it exists)."""
         driver = self.drivers.get(race_id)
-        if driver is None:
+        if driver is None or (
+            driver.race.options.private and (player is None or player.id not in driver.race.seats)
+        ):
             raise ProtocolError("no_race", race=race_id)
         return driver
 
+    def private(self, race_id: str) -> bool:
+        """Whether ``race_id`` is a private race running here."""
+        driver = self.drivers.get(race_id)
+        return driver is not None and driver.race.options.private
+
     def listing(self) -> list[Message]:
-        return [d.race.summary() for d in self.drivers.values() if d.id not in self.keepers]
+        return [d.race.summary() for d in self.drivers.values() if not d.race.options.private]
 
     # ----- making races -------------------------------------------------------------
 
-    def new(self, rules: RaceRules, creator: Player | None, drawn: Drawn | None = None) -> RaceDriver:
-        race_id = secrets.token_hex(4)
-        while race_id in self.drivers:
+    def new(
+        self,
+        rules: RaceRules,
+        creator: Player | None,
+        drawn: Drawn | None = None,
+        *,
+        options: RaceOptions = PLAIN,
+        ghosts: Sequence[Recorded] = (),
+        race_id: str | None = None,
+    ) -> RaceDriver:
+        """A race made here (``drawn``: on that deal, else a fresh secret one), journalled from its
+        first view and owned by this node; ``options`` and ``ghosts`` for the features built on races."""
+        while race_id is None or race_id in self.drivers:
             race_id = secrets.token_hex(4)
         race = Race(
             race_id,
@@ -108,6 +129,8 @@ class Registry:
             creator=creator.public() if creator else None,
             durable=True,  # journalled in every store: a restart on the same store (Redis) resumes it
             solution=None if drawn is None else drawn.solution,
+            options=options,
+            ghosts=ghosts,
         )
         driver = self.add(race)
         if self.cluster is not None:
@@ -220,7 +243,7 @@ class Registry:
         return len(same) >= limit
 
     def join(self, player: Player, race_id: str) -> RaceDriver:
-        driver = self.get(race_id)
+        driver = self.get(race_id, player)
         if driver.id == player.race:
             raise ProtocolError("already_in_race", race=driver.id)
         self.check_free(player)
@@ -228,7 +251,7 @@ class Registry:
         return driver
 
     async def leave(self, player: Player, race_id: str) -> None:
-        driver = self.get(race_id)
+        driver = self.get(race_id, player)
         if player.id not in driver.race.seats:
             raise ProtocolError("not_in_race", race=race_id)
         if driver.race.state == "running":  # once the first view is dealt, leaving is a finish of its own
@@ -237,7 +260,7 @@ class Registry:
             driver.apply(driver.race.unseat(player.id, now_ms()))
 
     def start(self, player: Player, race_id: str) -> RaceDriver:
-        driver = self.get(race_id)
+        driver = self.get(race_id, player)
         driver.apply(driver.race.start(player.id, now_ms()))
         return driver
 
@@ -257,8 +280,8 @@ class Registry:
     def to_player(self, player_id: str, msg: Message) -> None:
         self.audience.to_player(player_id, msg)
 
-    def to_watchers(self, race: Race, msg: Message) -> None:
-        if race.id in self.keepers:
+    def to_watchers(self, race: Race, msg: Message, players_only: bool) -> None:
+        if players_only:
             for pid in race.seats:
                 self.audience.to_player(pid, msg)
             return
@@ -266,9 +289,9 @@ class Registry:
         if self.cluster is not None:
             self.cluster.emit(race.id, msg, "standings" if msg.get("type") == "standings" else None)
 
-    def race_changed(self, race: Race, summary: Message) -> None:
+    def race_changed(self, race: Race, summary: Message, players_only: bool) -> None:
         msg = {"type": "race", "race": summary}
-        if race.id in self.keepers:
+        if players_only:
             for pid in race.seats:
                 self.audience.to_player(pid, msg)
             return
@@ -289,10 +312,10 @@ class Registry:
             self.on_over(driver, record)
         self.made_by.pop(driver.id, None)
         self.audience.race_gone(driver.id)
-        keeper = self.keepers.pop(driver.id, None)
-        if keeper is not None:
-            keeper(driver, record)
-            return
+        owner = driver.race.options.owner
+        if driver.race.options.private:  # its moves count once it is over
+            for seconds in driver.move_seconds:
+                self._moved(seconds)
         if record is None:  # cancelled
             until = driver.race.open_until
             if driver.race.starts_ms is None and until is not None and now_ms() >= until:
@@ -300,8 +323,13 @@ class Registry:
             driver._spawn(driver.forget())
             if self.cluster is not None:
                 self.cluster.done(driver.id)
+        else:
+            self.metrics.races_finished.inc()
+        if owner is not None:  # a feature's race: what it left is the feature's to keep
+            self.owners[str(owner["kind"])](driver, record)
             return
-        self.metrics.races_finished.inc()
+        if record is None:
+            return
         self.archive.keep(record, driver)
         log.info(
             "race %s finished: %s",

@@ -331,6 +331,11 @@ class Store(Protocol):
         (in one step: of two nodes claiming at once, one wins); returns what is kept now."""
         ...
 
+    async def daily_release(self, key: str, race_id: str) -> bool:
+        """Delete ``key`` if it holds the claim of ``race_id`` (its ``race`` field), in one step:
+        an attempt given back frees its claim, never one made since. Whether it was deleted."""
+        ...
+
     async def daily_put(self, key: str, data: dict[str, Any], ttl: int) -> None:
         """Keep ``data`` under ``key`` for ``ttl`` seconds, whatever was there."""
         ...

@@ -158,3 +158,14 @@ for _, id in ipairs(ids) do
 end
 return group
 """
+
+# KEYS: a daily value (msgpack of a map). ARGV: a race id. Deletes the value only while it is the
+# claim of that race (its "race" field): an attempt given back frees the claim, never a newer one.
+DAILY_RELEASE = """
+local kept = redis.call('GET', KEYS[1])
+if kept and cmsgpack.unpack(kept)['race'] == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+"""

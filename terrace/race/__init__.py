@@ -6,7 +6,7 @@ a race from its log (:mod:`.restore`). Sans-I/O: the server's driver applies the
 from .core import Race
 from .places import Standing, places
 from .restore import restore, restore_waiting
-from .rules import KEEP_ANSWERS, RaceRules, Timing, admits
+from .rules import KEEP_ANSWERS, RaceOptions, RaceRules, Timing, admits
 from .seat import Seat
 from .states import TRANSITIONS, IllegalTransition
 
@@ -15,6 +15,7 @@ __all__ = [
     "TRANSITIONS",
     "IllegalTransition",
     "Race",
+    "RaceOptions",
     "RaceRules",
     "Seat",
     "Standing",

@@ -38,6 +38,7 @@ from .effects import (
     Freed,
     Log,
     LogEntry,
+    Message,
     Over,
     Reply,
     SaveMeta,
@@ -45,8 +46,9 @@ from .effects import (
     Send,
     Wake,
 )
+from .ghosts import Ghosts, Recorded
 from .reports import Reports
-from .rules import RaceRules, Timing
+from .rules import PLAIN, RaceOptions, RaceRules, Timing
 from .seat import Pending, Seat
 from .standings import results
 
@@ -65,12 +67,16 @@ class Race(Reports):
         creator: PlayerInfo | None = None,
         durable: bool = False,
         solution: Sequence[str] | None = None,
+        options: RaceOptions = PLAIN,
+        ghosts: Sequence[Recorded] = (),
     ) -> None:
         self.id = race_id
         self.rules = rules
         self.timing = timing or Timing()
         self.creator = creator
         self.durable = durable  # the meta is saved before the first view, moves are logged first
+        self.options = options
+        self.ghosts = Ghosts(ghosts)  # earlier attempts shown beside the player (none in most races)
         self.state: RaceState = "open"
         self.seats: dict[str, Seat] = {}  # player id -> seat, in joining order
         self.created_ms = now
@@ -88,7 +94,7 @@ class Race(Reports):
 
     def opened(self) -> list[Effect]:
         """The race is made: the lobby hears of it, and (with ``Timing.open_for``) its expiry is due."""
-        return self._wake([Changed(self.summary())])
+        return self._wake([self._changed()])
 
     # ----- seats --------------------------------------------------------------------
 
@@ -103,7 +109,7 @@ class Race(Reports):
         self.seats[str(player["id"])] = Seat(player)
         if self.rules.start == "full" and len(self.seats) == self.rules.seats:
             return self.begin(now)
-        return self._wake([Changed(self.summary())])
+        return self._wake([self._changed()])
 
     def unseat(self, player_id: str, now: int) -> list[Effect]:
         """Leave before the first view (once it is dealt, leaving is resigning)."""
@@ -115,8 +121,8 @@ class Race(Reports):
         if not self.seats:
             self._to("cancelled")
             self._standings_due = None
-            return self._wake([*effects, Changed(self.summary()), Over(None)])
-        return self._wake([*effects, Changed(self.summary())])
+            return self._wake([*effects, self._changed(), Over(None)])
+        return self._wake([*effects, self._changed()])
 
     def start(self, player_id: str, now: int) -> list[Effect]:
         """The creator starts the countdown."""
@@ -132,7 +138,7 @@ class Race(Reports):
             raise ProtocolError("race_started", race=self.id)
         self._to("countdown")
         self.starts_ms = now + self.timing.countdown
-        return self._wake([Changed(self.summary())])
+        return self._wake([self._changed()])
 
     # ----- time ---------------------------------------------------------------------
 
@@ -148,7 +154,12 @@ class Race(Reports):
                 if grace is not None and grace < due:
                     due = grace
             standings = self._standings_due
-            return standings if standings is not None and standings < due else due
+            if standings is not None and standings < due:
+                due = standings
+            if self.ghosts.recorded and (ghost := self.ghosts.next_at()) is not None:
+                assert self.started_ms is not None
+                due = min(due, self.started_ms + ghost)
+            return due
         if state == "open":
             return self.open_until
         if state == "countdown" and not self._saving_meta:
@@ -169,6 +180,8 @@ class Race(Reports):
             effects += self._countdown_over(now)
         if self.state == "running":
             assert self.ends_ms is not None
+            if self.ghosts.recorded and self.ghosts.advance(self.race_time(min(now, self.ends_ms))):
+                self._standings_soon(now)
             if now >= self.ends_ms:
                 effects += self._time_up()
             else:
@@ -188,12 +201,12 @@ class Race(Reports):
         """Nobody started it in time: cancelled, and its players free to race elsewhere."""
         effects: list[Effect] = [Freed(pid) for pid in self.seats]
         self._to("cancelled")
-        return [*effects, Changed(self.summary()), Over(None)]
+        return [*effects, self._changed(), Over(None)]
 
     def _countdown_over(self, now: int) -> list[Effect]:
         if not self.seats:
             self._to("cancelled")
-            return [Changed(self.summary()), Over(None)]
+            return [self._changed(), Over(None)]
         self.started_ms = now  # the race clock starts here, whatever the store takes
         if self.durable:
             self._saving_meta = True
@@ -207,7 +220,7 @@ class Race(Reports):
         if not self.seats:
             self._saving_meta = False
             self._to("cancelled")
-            return self._wake([Changed(self.summary()), Over(None)])
+            return self._wake([self._changed(), Over(None)])
         if [p["id"] for p in meta["players"]] != list(self.seats):
             self.started_ms = now  # someone left while it was on its way: save it again without them
             return [SaveMeta(self.meta())]
@@ -227,7 +240,7 @@ class Race(Reports):
             seat.view = view
             if not seat.connected:
                 seat.grace_until = now + self.timing.grace
-        effects += [Changed(self.summary()), self._push_standings()]
+        effects += [self._changed(), self._push_standings()]
         return effects
 
     def _deal_games(self) -> None:
@@ -238,6 +251,8 @@ class Race(Reports):
                 first = seat.game
             else:  # seats meet the same positions (identical bots, above all): search each once
                 seat.game.share_searches(first)
+        r = self.rules  # ghosts start with the first view, never before
+        self.ghosts.deal(r.variant, self._seed, r.rules_version, r.goal)
 
     # ----- coming and going ---------------------------------------------------------
 
@@ -322,6 +337,7 @@ class Race(Reports):
         assert game is not None
         game.play(entry["m"])
         seat.seq = entry["seq"]
+        seat.move_times.append(int(entry["t"]))
         if seat.went_home():
             seat.last_home_ms = entry["t"]
         text = str(entry.get("x") or entry["m"])
@@ -423,7 +439,12 @@ class Race(Reports):
             "seed": self._seed.hex(),
             "results": self.results,
         }
-        return [Broadcast(finished), Changed(self.summary()), Over(self.record())]
+        if self.options.seed_kept:  # its deal is raced again later: the seed is told by its owner
+            del finished["seed"]
+        effects: list[Effect] = [self._broadcast(finished)]
+        if self.ghosts.recorded:  # the final standings, ghosts placed by their whole attempts
+            effects.append(self._broadcast(self.standings()))
+        return [*effects, self._changed(), Over(self.record())]
 
     # ----- standings ----------------------------------------------------------------
 
@@ -438,7 +459,13 @@ class Race(Reports):
 
     def _push_standings(self) -> Broadcast:
         self._standings_due = None
-        return Broadcast(self.standings())
+        return self._broadcast(self.standings())
+
+    def _broadcast(self, message: Message) -> Broadcast:
+        return Broadcast(message, players_only=self.options.private)
+
+    def _changed(self) -> Changed:
+        return Changed(self.summary(), players_only=self.options.private)
 
     # ----- plumbing -----------------------------------------------------------------
 
@@ -467,7 +494,7 @@ class Race(Reports):
             if seat.finish is None:
                 seat.connected = False
                 seat.grace_until = now + self.timing.grace
-        return self._wake([Changed(self.summary())])
+        return self._wake([self._changed()])
 
     def __repr__(self) -> str:
         return (

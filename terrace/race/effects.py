@@ -35,16 +35,20 @@ class Send:
 
 @dataclass(frozen=True)
 class Broadcast:
-    """A push to everyone who follows the race: its players, its spectators, lobby subscribers."""
+    """A push to everyone who follows the race: its players, its spectators, lobby subscribers;
+    to its players alone when ``players_only`` (a private race)."""
 
     message: Message
+    players_only: bool = False
 
 
 @dataclass(frozen=True)
 class Changed:
-    """The race's public summary changed (seats, state): tell the lobby."""
+    """The race's summary changed (seats, state): tell the lobby, or its players alone when
+    ``players_only`` (a private race)."""
 
     summary: Message
+    players_only: bool = False
 
 
 @dataclass(frozen=True)

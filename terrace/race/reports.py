@@ -23,7 +23,8 @@ from terrace.wire.messages import (
 )
 
 from ..vocab import RaceState
-from .rules import META_VERSION, RaceRules
+from .ghosts import END, Ghosts
+from .rules import META_VERSION, PLAIN, RaceOptions, RaceRules
 from .seat import Seat
 from .standings import rows
 
@@ -41,6 +42,8 @@ class Reports:
     commitment: str
     results: list[Result]
     solution: list[str] | None
+    options: RaceOptions
+    ghosts: Ghosts
     _seed: bytes
 
     # ----- reading ------------------------------------------------------------------
@@ -76,9 +79,15 @@ class Reports:
         return out
 
     def standings(self) -> Standings:
-        """Live standings: counts only, never a card (spectators see these and nothing else)."""
-        table = rows(self.seats.values(), final=self.state == "finished")
-        return {"type": "standings", "race": self.id, "state": self.state, "rows": table}
+        """Live standings: counts only, never a card (spectators see these and nothing else). A
+        race with ghosts places them too; once it is over, by their whole recorded attempts."""
+        final = self.state == "finished"
+        seats: list[Seat] = list(self.seats.values())
+        if self.ghosts.recorded:
+            if final:
+                self.ghosts.advance(END)
+            seats += self.ghosts.seats()
+        return {"type": "standings", "race": self.id, "state": self.state, "rows": rows(seats, final)}
 
     def record(self) -> Record:
         """The finished race, complete enough for anyone to recompute and check it."""
@@ -112,6 +121,8 @@ class Reports:
             "creator": self.creator,
             "players": [s.player for s in self.seats.values()],
             **({} if self.solution is None else {"solution": self.solution}),
+            **({} if self.options == PLAIN else {"options": self.options.stored()}),
+            **({"ghosts": [g.stored() for g in self.ghosts.recorded]} if self.ghosts.recorded else {}),
         }
 
     @property

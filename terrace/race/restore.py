@@ -28,7 +28,8 @@ from terrace.wire.messages import PlayerInfo
 from ..errors import IllegalMove
 from .core import Race
 from .effects import Changed, Effect, LogEntry, Search
-from .rules import KEEP_ANSWERS, RaceRules, Timing
+from .ghosts import Recorded
+from .rules import KEEP_ANSWERS, RaceOptions, RaceRules, Timing
 from .seat import Pending, Seat
 
 log = logging.getLogger("terrace.race")
@@ -47,7 +48,7 @@ def restore_waiting(
     full = race.rules.start == "full" and len(race.seats) >= race.rules.seats
     if race.seats and (meta.get("starts_at") is not None or full):
         return race, race.begin(now)
-    return race, [Changed(race.summary())]
+    return race, [Changed(race.summary(), players_only=race.options.private)]
 
 
 def _race(race_id: str, meta: Mapping[str, Any], timing: Timing) -> Race:
@@ -61,6 +62,8 @@ def _race(race_id: str, meta: Mapping[str, Any], timing: Timing) -> Race:
         creator=meta.get("creator"),
         durable=True,
         solution=meta.get("solution"),
+        options=RaceOptions(**meta.get("options", {})),
+        ghosts=[Recorded.of(g) for g in meta.get("ghosts", [])],
     )
 
 
@@ -116,6 +119,7 @@ def _replay(race: Race, seat: Seat, moves: dict[int, LogEntry]) -> Search | None
             log.error("race %s: %s's logged move %s is illegal; replay stops", race.id, seat.id, entry)
             break
         seat.seq += 1
+        seat.move_times.append(int(entry["t"]))
         if seat.went_home():
             seat.last_home_ms = entry["t"]
         text = str(entry.get("x") or entry["m"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from terrace.rules.versions import RULES_VERSION
 
@@ -33,6 +34,23 @@ class RaceRules:
 def admits(entry: Entry, kind: Kind) -> bool:
     """Whether a race's entry (or a queue's pool) ``entry`` lets a player of ``kind`` in."""
     return entry == "all" or (entry == "humans") == (kind == "human")
+
+
+@dataclass(frozen=True)
+class RaceOptions:
+    """What a race does beyond its rules, for the features built on races (a daily attempt,
+    a challenge's): the core honours them, and they are kept in the race's meta, so a race
+    rebuilt from its log on another node is the same race."""
+
+    private: bool = False  # heard by its players only: never listed, watched or shared with other nodes
+    seed_kept: bool = False  # its ``finished`` keeps the seed back: the deal is raced again later
+    owner: dict[str, Any] | None = None  # who takes the race at its end (opaque to the core)
+
+    def stored(self) -> dict[str, Any]:
+        return {"private": self.private, "seed_kept": self.seed_kept, "owner": self.owner}
+
+
+PLAIN = RaceOptions()  # a race like any other
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class Seat:
     finish: Finish | None = None
     finish_ms: int | None = None  # race time of the finish
     last_home_ms: int | None = None  # race time of the last card put on a foundation
+    move_times: list[int] = field(default_factory=list)  # race time of each move (a ghost replays them)
     connected: bool = True
     grace_until: int | None = None  # clock time the player must be back by
     pending: Pending | None = None

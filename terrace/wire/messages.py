@@ -426,7 +426,7 @@ class Finished(TypedDict):
     variant: str
     goal: Goal
     commitment: str
-    seed: str
+    seed: NotRequired[str]  # kept back in a race whose deal is raced again later (a daily attempt)
     results: list[Result]
 
 

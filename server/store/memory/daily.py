@@ -1,4 +1,4 @@
-"""The memory store's the daily deal's small values under daily keys."""
+"""The memory store's values of the daily deal and challenges under daily keys."""
 
 from __future__ import annotations
 
@@ -20,6 +20,13 @@ class MemoryDaily(MemoryBase):
             return kept
         await self.daily_put(key, data, ttl)
         return dict(unpack(pack(data)))
+
+    async def daily_release(self, key: str, race_id: str) -> bool:
+        kept = await self.daily_get(key)
+        if kept is None or kept.get("race") != race_id:
+            return False
+        del self._daily[key]
+        return True
 
     async def daily_put(self, key: str, data: dict[str, Any], ttl: int) -> None:
         self._daily[key] = (pack(data), self._clock() + ttl)

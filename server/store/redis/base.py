@@ -44,6 +44,7 @@ from server.store.codec import pack
 from server.store.scripts import (
     ADD_ACCOUNT,
     APPLY_RACE,
+    DAILY_RELEASE,
     LEASE_RENEW,
     LEASE_TAKE,
     LOG_APPEND,
@@ -143,6 +144,7 @@ class RedisBase:
         self._queue_put = self._script(QUEUE_PUT, cluster)
         self._queue_take = self._script(QUEUE_TAKE, cluster)
         self._queue_match = self._script(QUEUE_MATCH, cluster)
+        self._daily_release = self._script(DAILY_RELEASE, cluster)
 
     def _script(self, text: str, cluster: bool) -> Script:
         # On a cluster each call sends the script (EVAL): concurrent first calls of EVALSHA there

@@ -1,4 +1,4 @@
-"""The Redis store's the daily deal's small values under daily keys.
+"""The Redis store's values of the daily deal and challenges under daily keys.
 
 Keys (after the prefix): ``daily:<key>``, a string of msgpack, with the expiry the caller gives.
 The daily deal (:mod:`server.features.daily`) names its keys.
@@ -24,6 +24,10 @@ class RedisDaily(RedisBase):
                 kept: bytes | str | None = await self._r.get(self._k("daily", key))
                 if kept is not None:  # else it expired between the two: claim again
                     return dict(unpack(as_bytes(kept)))
+
+    async def daily_release(self, key: str, race_id: str) -> bool:
+        with guard():
+            return bool(await self._daily_release(keys=[self._k("daily", key)], args=[race_id]))
 
     async def daily_put(self, key: str, data: dict[str, Any], ttl: int) -> None:
         with guard():

@@ -354,38 +354,3 @@ async def test_practice_waits_for_an_attempt_under_way_on_another_node(
         "state": "playing",
         "race": answer["race"],
     }
-
-
-async def test_an_attempt_whose_node_stopped_is_lost_and_practice_opens_after_its_time(
-    redis_url: str, make_server: MakeServer
-) -> None:
-    nodes = []
-    for _ in range(2):
-        port = _free_port()
-        nodes.append(
-            await make_server(
-                port=port, public_url=f"ws://127.0.0.1:{port}/ws", redis_url=redis_url, default_time_limit=1
-            )
-        )
-    a = await registered(nodes[0].url, "Unlucky")
-    race = (await a.request("daily_play", variant="terrace"))["race"]
-    await a.wait("started")
-    # the node dies with the attempt (attempts are not journalled): its driver and keeper vanish
-    # as a killed process's would, with nothing told to the store
-    nodes[0].registry.keepers.pop(race)
-    nodes[0].registry.drivers.pop(race).stop()
-    elsewhere = await Client.open(nodes[1].url, MSGPACK)
-    assert (await elsewhere.request("hello", token=a.token))["type"] == "welcome"  # type: ignore[attr-defined]
-    assert (await elsewhere.request("daily_play", variant="terrace"))[
-        "code"
-    ] == "daily_attempted"  # still used
-
-    async def practice_opens() -> bool:
-        answer = await elsewhere.request("daily_play", variant="terrace", practice=True)
-        assert answer["type"] == "daily_playing" or answer["code"] == "daily_unfinished", answer
-        return answer["type"] == "daily_playing"
-
-    await eventually(practice_opens, every=0.2, what="practice after the lost attempt's time")
-    assert (await elsewhere.request("daily", variant="terrace"))["attempt"] == {"state": "lost"}
-    rows = (await elsewhere.request("daily", variant="terrace"))["board"]
-    assert rows == []  # a lost attempt has no row

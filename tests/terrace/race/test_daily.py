@@ -1,5 +1,5 @@
 """The daily deal's sans-I/O rules: UTC days, seeds from a secret (the same for everyone who holds
-it, proven winnable), the board's order, and ghosts replayed at their recorded race times."""
+it, proven winnable), and the board's order."""
 
 from __future__ import annotations
 
@@ -7,13 +7,9 @@ import pytest
 
 import terrace
 from terrace.errors import ProtocolError
-from terrace.race import RaceRules, Timing
 from terrace.race.daily import (
     NOT_REACHED,
     DailyDeal,
-    DailyRace,
-    Ghost,
-    Recorded,
     board_row,
     board_value,
     candidate,
@@ -23,7 +19,6 @@ from terrace.race.daily import (
     parse_day,
     shift,
 )
-from terrace.race.effects import Broadcast, Send
 from terrace.rules.deal import commitment
 from terrace.wire.protocol import check_request
 
@@ -87,62 +82,6 @@ def test_the_board_ranks_goal_times_then_cards_home_then_the_last_card_home() ->
     }
     assert board_row(3, {"name": "b"}, order[2])["score"] == 40 and order[2] >= NOT_REACHED
     assert board_row(6, {"name": "c"}, order[5])["score"] == 0
-
-
-def _recorded(seed: bytes, moves: int, gap: int) -> Recorded:
-    game = terrace.new_game("terrace", seed)
-    played: list[tuple[int, str]] = []
-    for i in range(moves):
-        move = sorted(game.legal_moves())[0]
-        game.play(move)
-        played.append(((i + 1) * gap, game.moves[-1]))
-    return Recorded(
-        {"id": "p1", "name": "Pacer", "kind": "human", "guest": False}, played, "resigned", (moves + 1) * gap
-    )
-
-
-def test_a_ghost_plays_each_move_at_its_recorded_time_and_finishes_as_recorded() -> None:
-    seed = candidate(SECRET, "terrace", "2026-11-18", 0)
-    ghost = Ghost(_recorded(seed, 3, 1_000), "terrace", seed, terrace.RULES_VERSION, "terrace")
-    assert ghost.seat.player["id"] == "ghost:p1" and ghost.seat.player.get("ghost") is True
-    assert ghost.next_at() == 1_000 and not ghost.advance(999) and ghost.seat.move_count == 0
-    assert ghost.advance(2_500) and ghost.seat.move_count == 2 and ghost.next_at() == 3_000
-    assert ghost.advance(3_999) and ghost.seat.move_count == 3 and ghost.seat.finish is None
-    assert ghost.advance(4_000) and ghost.seat.finish == "resigned" and ghost.seat.finish_ms == 4_000
-    assert ghost.next_at() is None and not ghost.advance(10_000)
-
-
-def test_a_daily_race_pushes_ghost_standings_at_their_pace_and_keeps_the_seed_back() -> None:
-    seed = candidate(SECRET, "terrace", "2026-11-18", 0)
-    rules = RaceRules("terrace", "terrace", 1, 60, "all", "full")
-    race = DailyRace(
-        "d1",
-        rules,
-        seed=seed,
-        now=0,
-        timing=Timing(countdown=0, standings=10),
-        ghosts=[_recorded(seed, 2, 500)],
-    )
-    race.seat({"id": "me", "name": "Me", "kind": "human", "guest": False}, 0)
-    effects = race.tick(0)
-    assert any(isinstance(e, Send) and e.message["type"] == "started" for e in effects)
-    assert race.next_wake() == 500  # the ghost's first move is due
-    race.tick(500)
-    standings = [e.message for e in race.tick(510) if isinstance(e, Broadcast)]
-    ghost_rows = [r for r in standings[-1]["rows"] if r["player"].get("ghost")]
-    assert ghost_rows[0]["moves"] == 1 and "view" not in ghost_rows[0]
-    entry = race.check_resign("me", 600)
-    ended = race.apply_resign(entry, 600)
-    finished = [e.message for e in ended if isinstance(e, Broadcast) and e.message["type"] == "finished"]
-    assert finished and "seed" not in finished[0] and finished[0]["commitment"] == commitment(seed)
-    final = [e.message for e in ended if isinstance(e, Broadcast) and e.message["type"] == "standings"]
-    assert [r["player"]["name"] for r in final[0]["rows"]] == [
-        "Pacer",
-        "Me",
-    ]  # the ghost's whole attempt counts
-    assert (
-        race.ghost_place() == 2 and race.record()["seed"] == seed.hex()
-    )  # the record keeps it, for the reveal
 
 
 @pytest.mark.parametrize(

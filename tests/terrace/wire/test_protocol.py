@@ -383,6 +383,19 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
         "The daily deal of 2026-11-19 is not out yet (today is 2026-11-18).",
     ),
     "no_challenge": ({"challenge": "c0123456789"}, "There is no challenge 'c0123456789'."),
+    "challenge_closing": (
+        {"challenge": "c0123456789"},
+        "Challenge c0123456789 takes no new attempts: its creator asked for its deal, which is told"
+        " once the attempts under way are over.",
+    ),
+    "not_revealed": (
+        {
+            "what": "The terrace deal of 2026-11-18",
+            "when": ": it is told at 2026-11-19 00:15:03 UTC at the soonest",
+        },
+        "The terrace deal of 2026-11-18 is still secret, as attempts of it may still be running: it is told"
+        " at 2026-11-19 00:15:03 UTC at the soonest; until then it can be neither read, analysed nor practised.",
+    ),
     "not_challenge_creator": (
         {"challenge": "c0123456789"},
         "Only the creator of challenge c0123456789 can reveal its deal.",
