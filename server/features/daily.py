@@ -389,7 +389,9 @@ class Daily:
         owner = race.options.owner or {}
         variant, day, rated = str(owner["variant"]), str(owner["day"]), bool(owner["rated"])
         seat = next(iter(race.seats.values()), None)
-        pid = str(race.creator["id"]) if race.creator else ""  # the attempt's player, seated or not (cancelled)
+        pid = (
+            str(race.creator["id"]) if race.creator else ""
+        )  # the attempt's player, seated or not (cancelled)
         key = _attempt(variant, day, pid) if rated else f"practice:{race.id}"
         running = _running(variant, day)
         if record is None or seat is None:  # cancelled before its first view: the attempt is unused

@@ -126,8 +126,6 @@ class Leaderboards:
                 continue
             if changed is None:
                 return []
-            if ratings is not None:  # once: only the call that applied the race gets here
-                await self._history(record, ratings)
             # a race that won or was rated moves its wins and rating boards, whatever the scores say
             moved = (b for (b, _), c in zip(puts, changed, strict=True) if c or b.kind != "fastest")
             return list(dict.fromkeys(moved))  # each board once, in order
@@ -167,23 +165,9 @@ class Leaderboards:
         after = rate(rows, before)
         puts += [(board, BoardPut(board.key, pid, ordinal(rating), "set")) for pid, rating in after.items()]
         puts += [(board, BoardPut(played_key(pool, variant), pid, 1, "add")) for pid in after]
-        return puts, RatingChange(pool, variant, before, after)
-
-    async def _history(self, record: Mapping[str, Any], ratings: RatingChange) -> None:
-        rows = {str(r["player"]["id"]): r for r in record.get("results", [])}
-        for pid, (mu, sigma) in ratings.after.items():
-            entry = {
-                "race": str(record["id"]),
-                "at": record.get("ended_at"),
-                "variant": ratings.variant,
-                "pool": ratings.pool,
-                "place": rows[pid].get("place"),
-                "players": len(rows),
-                "rating": round(ordinal((mu, sigma)), 3),
-                "mu": round(mu, 3),
-                "sigma": round(sigma, 3),
-            }
-            await self.store.history_add(pid, entry, HISTORY_KEPT)
+        return puts, RatingChange(
+            pool, variant, before, after, _history(record, pool, variant, after), HISTORY_KEPT
+        )
 
     async def player(self, name: str) -> Message:
         """A registered player's page: ratings (with races played) per pool and variant, and their
@@ -286,3 +270,24 @@ def played_key(pool: str, variant: str) -> str:
 
 def _value(board: Board, score: float) -> float | int:
     return round(score, 3) if board.kind == "rating" else int(score)
+
+
+def _history(
+    record: Mapping[str, Any], pool: str, variant: str, after: Mapping[str, Rating]
+) -> dict[str, dict[str, Any]]:
+    """Each rated player's history entry for the race: the rating after it."""
+    rows = {str(r["player"]["id"]): r for r in record.get("results", [])}
+    return {
+        pid: {
+            "race": str(record["id"]),
+            "at": record.get("ended_at"),
+            "variant": variant,
+            "pool": pool,
+            "place": rows[pid].get("place"),
+            "players": len(rows),
+            "rating": round(ordinal((mu, sigma)), 3),
+            "mu": round(mu, 3),
+            "sigma": round(sigma, 3),
+        }
+        for pid, (mu, sigma) in after.items()
+    }

@@ -80,6 +80,10 @@ class RatingChange:
     variant: str
     before: dict[str, Rating | None] = field(default_factory=dict)
     after: dict[str, Rating] = field(default_factory=dict)
+    # each rated player's history entry for the race (put first in their history, in the same
+    # step as the ratings: a race is in a player's history exactly when it changed their rating)
+    history: dict[str, dict[str, Any]] = field(default_factory=dict)
+    history_keep: int = 100  # entries kept per player, newest first
 
 
 class NotOwner(Exception):
@@ -183,7 +187,8 @@ class Store(Protocol):
     ) -> list[bool] | None:
         """Apply one finished race to the boards and ratings, all of it at once and only once.
 
-        Returns, for each put, whether it changed its board; None when ``race_id`` was applied
+        With ``ratings``, its ``history`` entries are put first in each player's history in the same
+        step. Returns, for each put, whether it changed its board; None when ``race_id`` was applied
         before (nothing changes: a retry after a lost answer is harmless). Raises
         :class:`RatingsMoved` (nothing applied) when a stored rating is not ``ratings.before``.
         The race stays marked as applied for :data:`APPLIED_TTL` seconds.

@@ -48,24 +48,26 @@ if tonumber(ARGV[2]) == 0 then redis.call('DEL', KEYS[1]) else redis.call('PEXPI
 return 1
 """
 
-# KEYS: applied mark, rating hash, then one board per put.
-# ARGV: mark ttl (s), number of puts, then per put: member, score, mode, ttl ('' for none);
-#       then per rating: player id, packed rating before ('' for none), packed rating after.
+# KEYS: applied mark, rating hash, then one board per put, then one history list per entry.
+# ARGV: mark ttl (s), number of puts, number of ratings, number of history entries, entries kept
+#       per history; then per put: member, score, mode, ttl ('' for none); then per rating:
+#       player id, packed rating before ('' for none), packed rating after; then per history
+#       entry: the packed entry (put first in its list, which keeps the newest ones).
 # Returns -1 (applied before: nothing done), -2 (a rating moved: nothing done), or per put 1/0:
 # whether it changed its board.
 APPLY_RACE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-local n = tonumber(ARGV[2])
-local first = 3 + 4 * n
-for i = first, #ARGV, 3 do
+local n, r, h, keep = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local ratings = 6 + 4 * n
+for i = ratings, ratings + 3 * (r - 1), 3 do
   if (redis.call('HGET', KEYS[2], ARGV[i]) or '') ~= ARGV[i + 1] then return -2 end
 end
-for i = first, #ARGV, 3 do
+for i = ratings, ratings + 3 * (r - 1), 3 do
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
 end
 local changed = {}
 for j = 1, n do
-  local a = 3 + 4 * (j - 1)
+  local a = 6 + 4 * (j - 1)
   local key, member, score, mode, ttl = KEYS[2 + j], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
   local c
   if mode == 'add' then
@@ -81,6 +83,12 @@ for j = 1, n do
   end
   if ttl ~= '' then redis.call('EXPIRE', key, ttl) end
   changed[j] = c and 1 or 0
+end
+local entries = ratings + 3 * r
+for k = 1, h do
+  local key = KEYS[2 + n + k]
+  redis.call('LPUSH', key, ARGV[entries + k - 1])
+  redis.call('LTRIM', key, 0, keep - 1)
 end
 redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
 return changed

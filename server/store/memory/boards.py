@@ -135,6 +135,8 @@ class MemoryBoards(MemoryBase):
             if any(table.get(pid) != before for pid, before in ratings.before.items()):
                 raise RatingsMoved(race_id)
             await self.set_ratings(ratings.pool, ratings.variant, ratings.after)
+            for pid, entry in ratings.history.items():
+                await self.history_add(pid, entry, ratings.history_keep)
         self._applied[race_id] = now + APPLIED_TTL
         return [self._put(p.board, p.member, p.score, p.mode, p.ttl) for p in puts]
 

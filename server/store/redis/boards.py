@@ -10,8 +10,11 @@ key                                        type    content
 ``{lb}:rating:<pool>:<variant>``           hash    player id -> [mu, sigma]
 ``{lb}:applied:<race id>``                 string  the race is on the boards and ratings (kept
                                                    30 days): a retried apply changes nothing
-``history:{<player id>}``                  list    the player's rated races, newest first (rating
-                                                   after each; LTRIM to the newest 100)
+``{lb}:history:<player id>``               list    the player's rated races, newest first (rating
+                                                   after each; LTRIM to the newest 100); written in
+                                                   the script that applies the race's ratings.
+                                                   (``history:{<player id>}``: where entries written
+                                                   before were; read after the new ones)
 =========================================  ======  ==============================================
 """
 
@@ -113,13 +116,22 @@ class RedisBoards(RedisBase):
         for put in puts:
             check_board_put(put.mode, put.score)
         rating_key = self._lb("rating", ratings.pool, ratings.variant) if ratings else self._lb("rating")
-        keys = [self._lb("applied", race_id), rating_key, *(self._lb("board", p.board) for p in puts)]
-        args: list[Any] = [APPLIED_TTL, len(puts)]
+        after = ratings.after if ratings else {}
+        history = ratings.history if ratings else {}
+        keys = [
+            self._lb("applied", race_id),
+            rating_key,
+            *(self._lb("board", p.board) for p in puts),
+            *(self._lb("history", pid) for pid in history),
+        ]
+        keep = ratings.history_keep if ratings else 0
+        args: list[Any] = [APPLIED_TTL, len(puts), len(after), len(history), keep]
         for p in puts:
             args += [p.member, repr(float(p.score)), p.mode, "" if p.ttl is None else p.ttl]
-        for pid, after in (ratings.after if ratings else {}).items():
+        for pid, rating in after.items():
             before = ratings.before.get(pid) if ratings else None
-            args += [pid, b"" if before is None else pack_rating(before), pack_rating(after)]
+            args += [pid, b"" if before is None else pack_rating(before), pack_rating(rating)]
+        args += [pack(entry) for entry in history.values()]
         with guard():
             out: Any = await self._apply_race(keys=keys, args=args)
         if out == -1:
@@ -131,7 +143,7 @@ class RedisBoards(RedisBase):
     # ----- rating history
 
     async def history_add(self, player_id: str, entry: dict[str, Any], keep: int) -> None:
-        key = f"{self._p}history:{{{player_id}}}"
+        key = self._lb("history", player_id)
         with guard():
             async with self._r.pipeline(transaction=True) as tx:
                 tx.lpush(key, pack(entry))
@@ -140,5 +152,7 @@ class RedisBoards(RedisBase):
 
     async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
         with guard():
-            raw: list[Any] = await self._r.lrange(f"{self._p}history:{{{player_id}}}", 0, n - 1)
+            raw: list[Any] = await self._r.lrange(self._lb("history", player_id), 0, n - 1)
+            if len(raw) < n:  # entries from before histories moved beside the ratings: older
+                raw += await self._r.lrange(f"{self._p}history:{{{player_id}}}", 0, n - 1 - len(raw))
         return [dict(unpack(as_bytes(e))) for e in raw]

@@ -482,6 +482,33 @@ async def test_a_race_applied_twice_counts_once(store: Store) -> None:
     assert await store.board_score("wins", "p-1") == 2.0
 
 
+async def test_a_rated_race_is_in_each_players_history_exactly_when_it_rated_them(store: Store) -> None:
+    await store.history_add("p-1", {"race": "r-0"}, keep=3)
+    entries = {"p-1": {"race": "r-1", "rating": 1.5}, "p-2": {"race": "r-1", "rating": -0.5}}
+    rated = RatingChange(
+        "humans", "terrace", {"p-1": None, "p-2": None}, {"p-1": (27.0, 7.0), "p-2": (23.0, 7.0)}, entries, 3
+    )
+    stale = RatingChange("humans", "terrace", {"p-1": (1.0, 1.0), "p-2": None}, rated.after, entries, 3)
+    with pytest.raises(RatingsMoved):  # nothing applied: no history either
+        await store.apply_race("r-1", [BoardPut("wins", "p-1", 1, "add")], stale)
+    assert [e["race"] for e in await store.history("p-1", 10)] == ["r-0"]
+    assert await store.apply_race("r-1", [BoardPut("wins", "p-1", 1, "add")], rated) == [True]
+    assert await store.apply_race("r-1", [BoardPut("wins", "p-1", 1, "add")], rated) is None  # a retry
+    assert await store.history("p-1", 10) == [{"race": "r-1", "rating": 1.5}, {"race": "r-0"}]
+    assert await store.history("p-2", 10) == [{"race": "r-1", "rating": -0.5}]
+    for n in range(2, 6):  # trimmed to the newest ``history_keep``
+        more = RatingChange(
+            "humans",
+            "terrace",
+            {"p-1": (27.0, 7.0) if n == 2 else (27.0 + n - 1, 7.0)},
+            {"p-1": (27.0 + n, 7.0)},
+            {"p-1": {"race": f"r-{n}"}},
+            3,
+        )
+        assert await store.apply_race(f"r-{n}", [], more) == []
+    assert [e["race"] for e in await store.history("p-1", 10)] == ["r-5", "r-4", "r-3"]
+
+
 async def test_a_race_rated_from_stale_ratings_changes_nothing(store: Store) -> None:
     await store.set_ratings("humans", "terrace", {"p-1": (26.0, 8.0)})
     stale = RatingChange(
@@ -733,3 +760,21 @@ async def test_daily_put_replaces_and_expires(subject: Subject) -> None:
     assert await store.daily_get("attempt") == {"state": "finished", "moves": [[1, "W-3"]]}
     await subject.advance(1.2)
     assert await store.daily_get("attempt") is None
+
+
+async def test_history_written_before_it_moved_beside_the_ratings_still_reads_after_the_new(
+    redis_url: str,
+) -> None:
+    import redis.asyncio as aioredis
+
+    from server.store.codec import pack
+
+    raw = aioredis.Redis.from_url(redis_url)
+    await raw.flushall()
+    await raw.rpush("terrace:history:{p-1}", pack({"race": "old-2"}), pack({"race": "old-1"}))
+    store = RedisStore(redis_url)
+    await store.history_add("p-1", {"race": "new-1"}, keep=10)
+    assert [e["race"] for e in await store.history("p-1", 10)] == ["new-1", "old-2", "old-1"]
+    assert [e["race"] for e in await store.history("p-1", 2)] == ["new-1", "old-2"]
+    await store.close()
+    await raw.aclose()
