@@ -1,5 +1,6 @@
 """``terrace-server``: run the race server until SIGTERM or SIGINT (``terrace-server arena ...``:
-the operator's arena commands, in :mod:`server.features.arena_cli`)."""
+the operator's arena commands, in :mod:`server.features.arena_cli`; ``terrace-server admin ...``:
+the fair-play commands, in :mod:`server.players.admin_cli`)."""
 
 from __future__ import annotations
 
@@ -57,10 +58,14 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
-    if args[:1] == ["arena"]:  # the operator's arena commands (server.arena_cli)
+    if args[:1] == ["arena"]:  # the operator's arena commands (server.features.arena_cli)
         from server.features.arena_cli import main as arena_main
 
         return arena_main(args[1:])
+    if args[:1] == ["admin"]:  # the operator's fair-play commands (server.players.admin_cli)
+        from server.players.admin_cli import main as admin_main
+
+        return admin_main(args[1:])
     config = config_module.parse(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # websockets says every connection opened and closed and every HTTP answer, with no path or

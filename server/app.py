@@ -34,6 +34,7 @@ from server.handlers.players import PlayerRequests
 from server.handlers.racing import RaceRequests
 from server.metrics import Metrics
 from server.players.accounts import Accounts
+from server.players.fairplay import FairPlay
 from server.players.leaderboards import Leaderboards
 from server.races.adoption import Adoption
 from server.races.archive import Archive
@@ -74,7 +75,8 @@ class RaceServer:
             config.search_workers, mp_context=multiprocessing.get_context("forkserver")
         )
         self.accounts = Accounts(self.store, config.session_ttl)
-        self.leaderboards = Leaderboards(self.store)
+        self.fairplay = FairPlay(self.store, config)
+        self.leaderboards = Leaderboards(self.store, self.fairplay)
         self.audience = Audience(self.accounts)
         self.journal = Journal(self.store, self.accounts)
         self.archive = Archive(self.store, self.journal, self.leaderboards, self.audience)
@@ -90,7 +92,7 @@ class RaceServer:
         self.matchmaking = Matchmaking(config, self.registry)
         self.adoption = Adoption(self.registry, self.journal, self.accounts)
         self.attempts = Attempts(config, self.store, self.registry, self.archive)
-        self.daily = Daily(config, self.store, self.registry, self.audience, self.attempts)
+        self.daily = Daily(config, self.store, self.registry, self.audience, self.attempts, self.fairplay)
         self.challenges = Challenges(self.store, self.registry, self.attempts)
         self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
         races = RaceRequests(self.registry, self.audience, self.archive, self.adoption, self.store)

@@ -12,7 +12,7 @@ import ipaddress
 import math
 import os
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from terrace.race.arena import parse_schedules
@@ -76,6 +76,10 @@ class Config:
     origins: str = ""  # web origins besides the server's own pages that may open /ws ("*": any)
     trusted_proxies: str = ""  # proxies whose X-Forwarded-For names the client (addresses or networks)
     rated_seats_per_address: int = 1  # registered players of one address one race may seat (0: any)
+    # ----- boards a scout cannot top (server.players.fairplay) -----
+    established_races: int = 3  # finished rated races before a human account counts on the boards
+    established_hours: float = 24.0  # and its age (a daily attempt: made before the day before began)
+    pace_check: bool = True  # hold back and flag a human's result played faster than a person plays
     winnable_seconds: float = 8.0  # longest a `create {deals: "winnable"}` waits for a proven deal
     restore_budget: float = 2.0  # seconds of log replay a starting server waits for before it accepts
     memory_sessions: int = 5_000  # sessions the in-memory store keeps (the oldest go first)
@@ -137,6 +141,9 @@ _HELP = {
     "registrations_per_hour": "accounts one address may register in an hour",
     "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
     "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
+    "established_races": "finished rated races a human account needs before its results count on the boards",
+    "established_hours": "hours a human account must have existed before its results count on the boards",
+    "pace_check": "hold back (and flag) a human account's result whose moves came faster than a person plays",
     "trusted_proxies": "comma-separated addresses or networks of proxies in front of the server: for a connection from one,"
     " the per-address limits count the client its X-Forwarded-For names, not the proxy",
     "winnable_seconds": "longest a winnable-only create searches for a winnable deal before refusing",
@@ -165,32 +172,51 @@ def env_name(field: str) -> str:
     return "TERRACE_" + field.upper()
 
 
+def _switch(text: str) -> bool:
+    """A yes/no setting: true, yes, on or 1; false, no, off or 0."""
+    word = text.strip().lower()
+    if word in ("true", "yes", "on", "1"):
+        return True
+    if word in ("false", "no", "off", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is neither true nor false")
+
+
+def _kind_name(kind: Callable[[str], object]) -> str:
+    return "bool" if kind is _switch else getattr(kind, "__name__", "value")
+
+
 def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Config:
     """A Config from flags over ``TERRACE_*`` variables over the defaults."""
     environ = os.environ if environ is None else environ
     parser = argparse.ArgumentParser(
         prog="terrace-server",
         description="Run the Terrace Race server (protocol v1 on ws://HOST:PORT/ws, /healthz, /metrics).",
-        epilog="terrace-server arena create|list ... makes and lists arenas (terrace-server arena --help).",
+        epilog=(
+            "terrace-server arena create|list ... makes and lists arenas (terrace-server arena --help); "
+            "terrace-server admin flags|void|restore ... sees and acts on fair-play flags (terrace-server admin --help)."
+        ),
     )
     base = Config()
     values: dict[str, object] = {}
     for f in fields(Config):
-        kind = type(getattr(base, f.name))
+        kind: Callable[[str], object] = (
+            _switch if isinstance(getattr(base, f.name), bool) else type(getattr(base, f.name))
+        )
         default = getattr(base, f.name)
         if env_name(f.name) in environ:
             raw = environ[env_name(f.name)]
             try:
                 default = kind(raw)
-            except ValueError:
-                parser.error(f"{env_name(f.name)}={raw!r} is not a valid {kind.__name__}")
+            except (ValueError, argparse.ArgumentTypeError):
+                parser.error(f"{env_name(f.name)}={raw!r} is not a valid {_kind_name(kind)}")
         values[f.name] = default
         parser.add_argument(
             "--" + f.name.replace("_", "-"),
             *_ALIASES.get(f.name, ()),
             type=kind,
             default=default,
-            metavar=kind.__name__.upper(),
+            metavar=_kind_name(kind).upper(),
             help=f"{_HELP[f.name]} (env {env_name(f.name)}, default {getattr(base, f.name)!r})",
         )
     args = parser.parse_args(argv)
@@ -294,6 +320,8 @@ _NOT_NEGATIVE = (
     "keep_finished",
     "send_buffer",
     "rated_seats_per_address",
+    "established_races",
+    "established_hours",
     "redis_replica_acks",
     "restore_budget",
     "daily_prepare",

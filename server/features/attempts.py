@@ -159,7 +159,12 @@ class Attempts:
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("an attempt's end was not kept", exc_info=exc)
 
     async def drain(self) -> None:
         """At shutdown: let attempts just ended reach the store."""

@@ -41,13 +41,14 @@ from server.config import Config
 from server.features.attempts import MARGIN_MS, Attempts
 from server.handlers.dispatch import Handler, player_of
 from server.players.accounts import Player
+from server.players.fairplay import FLAGGED, FairPlay
 from server.players.ratings import DEFAULT, ordinal
 from server.races.archive import until_stored
 from server.races.audience import Audience
 from server.races.driver import RaceDriver, now_ms
 from server.races.registry import Registry
 from server.races.winnable import Drawn
-from server.store import Store
+from server.store import BoardPut, Store
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
 from terrace.race import RaceRules
@@ -91,6 +92,7 @@ class Daily:
         registry: Registry,
         audience: Audience,
         attempts: Attempts,
+        fairplay: FairPlay,
         executor: Executor | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -99,6 +101,7 @@ class Daily:
         self.registry = registry
         self.audience = audience
         self.attempts = attempts
+        self.fairplay = fairplay
         # One worker process of its own, started on the first draw: a draw can take minutes
         # (signora), and must never hold up the lost searches that moves wait for.
         self.executor = executor
@@ -389,9 +392,7 @@ class Daily:
         owner = race.options.owner or {}
         variant, day, rated = str(owner["variant"]), str(owner["day"]), bool(owner["rated"])
         seat = next(iter(race.seats.values()), None)
-        pid = (
-            str(race.creator["id"]) if race.creator else ""
-        )  # the attempt's player, seated or not (cancelled)
+        pid = str(race.creator["id"]) if race.creator else ""  # seated or not (a cancelled attempt)
         key = _attempt(variant, day, pid) if rated else f"practice:{race.id}"
         running = _running(variant, day)
         if record is None or seat is None:  # cancelled before its first view: the attempt is unused
@@ -419,6 +420,23 @@ class Daily:
         board = _board(variant, day, pool_of(seat.player))
 
         async def on_the_board() -> None:
+            # an account made after the day's commitment was out (the start of the day before) is new
+            made_before = int(day_end(shift(day, -2)) * 1000)
+            at = int(record.get("ended_at") or now_ms())
+            held = await until_stored(
+                f"daily {key}", lambda: self.fairplay.held(seat.player, seat.move_times, at, made_before)
+            )
+            put = BoardPut(board, pid, value, "min", KEEP_TTL)
+            if held is not None:  # off the board; the player's daily answer says why
+                await until_stored(
+                    f"daily {key}", lambda: self.store.daily_put(key, {**kept, "held": held}, KEEP_TTL)
+                )
+                if held in FLAGGED:
+                    what = f"{variant} daily {day}"
+                    await until_stored(
+                        f"daily {key}", lambda: self.fairplay.flag(seat.player, race.id, held, [put], what)
+                    )
+                return
             await until_stored(
                 f"daily board {board}", lambda: self.store.board_put(board, pid, value, "min", KEEP_TTL)
             )
@@ -480,10 +498,13 @@ def _own(attempt: Mapping[str, Any] | None) -> Message:
     if attempt.get("state") != "finished":
         return {"state": "playing", "race": attempt.get("race")}
     row = board_row(0, attempt["player"], float(attempt["value"]))
-    return {
+    own: Message = {
         "state": "finished",
         "race": attempt["race"],
         "time": row["time"],
         "score": row["score"],
         "goal": row["goal"],
     }
+    if "held" in attempt:  # kept off the board (server.players.fairplay): why
+        own["held"] = attempt["held"]
+    return own

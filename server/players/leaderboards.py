@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from server.players.fairplay import FLAGGED, FairPlay
 from server.players.ratings import Rating, ordinal, pool_of, rate
 from server.store import BoardPut, RatingChange, RatingsMoved, Store
 from terrace.errors import ProtocolError
@@ -90,8 +91,9 @@ def period_key(period: str, when: float) -> str | None:
 
 
 class Leaderboards:
-    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: Store, fairplay: FairPlay, clock: Callable[[], float] = time.time) -> None:
         self.store = store
+        self.fairplay = fairplay
         self.clock = clock
 
     def board(
@@ -118,22 +120,43 @@ class Leaderboards:
         """Put a finished race on the boards, once however often it is called (a retry after the
         store failed half-way, another node finishing the same record); returns the boards that
         changed ([] when the race was on them already)."""
+        held = await self._held(record)
         while True:
-            puts, ratings = await self._changes(record)
+            puts, ratings, withheld = await self._changes(record, held)
             try:
                 changed = await self.store.apply_race(str(record["id"]), [p for _, p in puts], ratings)
             except RatingsMoved:  # another race rated one of these players meanwhile: rate again
                 continue
             if changed is None:
                 return []
+            for player, reason, kept_back in withheld.values():  # once: the call that applied the race
+                await self.fairplay.flag(
+                    player, str(record["id"]), reason, kept_back, f"{record['variant']} race"
+                )
             # a race that won or was rated moves its wins and rating boards, whatever the scores say
             moved = (b for (b, _), c in zip(puts, changed, strict=True) if c or b.kind != "fastest")
             return list(dict.fromkeys(moved))  # each board once, in order
 
+    async def _held(self, record: Mapping[str, Any]) -> dict[str, str]:
+        """Why each registered player's result does not count on the boards, for those it does not
+        (server.players.fairplay)."""
+        ended = int(record.get("ended_at") or self.clock() * 1000)
+        held: dict[str, str] = {}
+        for row in record.get("results", []):
+            reason = await self.fairplay.held(row["player"], row.get("move_times"), ended)
+            if reason is not None:
+                held[str(row["player"]["id"])] = reason
+        return held
+
     async def _changes(
-        self, record: Mapping[str, Any]
-    ) -> tuple[list[tuple[Board, BoardPut]], RatingChange | None]:
-        """What a finished race changes: each board put (with its board), and the new ratings."""
+        self, record: Mapping[str, Any], held: Mapping[str, str]
+    ) -> tuple[
+        list[tuple[Board, BoardPut]],
+        RatingChange | None,
+        dict[str, tuple[Mapping[str, Any], str, list[BoardPut]]],
+    ]:
+        """What a finished race changes: each board put (with its board), the new ratings, and for
+        each player whose result is flagged (``held``), the board entries held back."""
         variant, goal = str(record["variant"]), str(record["goal"])
         rows: Sequence[Mapping[str, Any]] = record.get("results", [])
         registered = [r for r in rows if not r["player"].get("guest", True)]
@@ -155,19 +178,38 @@ class Leaderboards:
             if row.get("place") == 1 and pool is not None:
                 board = Board("wins", variant)
                 puts.append((board, BoardPut(board.key, pid, 1, "add")))
-        if pool is None:
-            return puts, None
-        board = Board("rating", variant, pool=pool)
-        before: dict[str, Rating | None] = {
-            str(r["player"]["id"]): await self.store.rating(pool, variant, str(r["player"]["id"]))
-            for r in rows
-        }
-        after = rate(rows, before)
-        puts += [(board, BoardPut(board.key, pid, ordinal(rating), "set")) for pid, rating in after.items()]
-        puts += [(board, BoardPut(played_key(pool, variant), pid, 1, "add")) for pid in after]
-        return puts, RatingChange(
-            pool, variant, before, after, _history(record, pool, variant, after), HISTORY_KEPT
-        )
+        ratings: RatingChange | None = None
+        if pool is not None:
+            board = Board("rating", variant, pool=pool)
+            before: dict[str, Rating | None] = {
+                str(r["player"]["id"]): await self.store.rating(pool, variant, str(r["player"]["id"]))
+                for r in rows
+            }
+            after = rate(rows, before)
+            puts += [(board, BoardPut(board.key, pid, ordinal(r), "set")) for pid, r in after.items()]
+            ratings = RatingChange(
+                pool, variant, before, after, _history(record, pool, variant, after), HISTORY_KEPT
+            )
+        # a held result's entries stay off the boards (its rating and race count change all the same,
+        # so a new account gets established by playing); a flagged one's are kept with its flag
+        withheld: dict[str, tuple[Mapping[str, Any], str, list[BoardPut]]] = {}
+        players = {str(r["player"]["id"]): r["player"] for r in registered}
+        counted: list[tuple[Board, BoardPut]] = []
+        for board, put in puts:
+            reason = held.get(put.member)
+            if reason is None:
+                counted.append((board, put))
+            elif reason in FLAGGED:
+                withheld.setdefault(put.member, (players[put.member], reason, []))[2].append(put)
+        if ratings is not None:  # every rated player's race count, held or not
+            counted += [
+                (
+                    Board("rating", variant, pool=pool),
+                    BoardPut(played_key(ratings.pool, variant), pid, 1, "add"),
+                )
+                for pid in ratings.after
+            ]
+        return counted, ratings, withheld
 
     async def player(self, name: str) -> Message:
         """A registered player's page: ratings (with races played) per pool and variant, and their

@@ -167,6 +167,10 @@ class Store(Protocol):
 
     async def board_score(self, board: str, member: str) -> float | None: ...
 
+    async def board_remove(self, board: str, member: str) -> bool:
+        """Take ``member`` off the board; whether it was on it."""
+        ...
+
     async def board_size(self, board: str) -> int: ...
 
     async def board_better(self, board: str, score: float, descending: bool) -> int:

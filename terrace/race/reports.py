@@ -92,6 +92,7 @@ class Reports:
     def record(self) -> Record:
         """The finished race, complete enough for anyone to recompute and check it."""
         moves = {s.id: (s.game.moves if s.game else []) for s in self.seats.values()}
+        times = {s.id: s.move_times for s in self.seats.values()}
         r = self.rules
         record: Record = {
             **self._head(),  # type: ignore[typeddict-item]  # optional keys set below, as in summary()
@@ -101,7 +102,11 @@ class Reports:
             "seed": self._seed.hex(),
             # what every player saw at the first view: anyone can check the seed deals it
             "first_view": new_game(r.variant, self._seed, rules_version=r.rules_version).view(),
-            "results": [{**row, "move_list": moves[row["player"]["id"]]} for row in self.results],
+            # each move with its race time (ms): how fast it was played is part of the record
+            "results": [
+                {**row, "move_list": moves[row["player"]["id"]], "move_times": list(times[row["player"]["id"]])}
+                for row in self.results
+            ],
         }
         if self.solution is not None:
             record["solution"] = list(self.solution)

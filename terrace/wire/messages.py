@@ -92,6 +92,7 @@ class Result(Row):
 
 class RecordRow(Result):
     move_list: list[str]
+    move_times: NotRequired[list[int]]  # each move's race time (ms); records made before it have none
 
 
 class Record(RaceHead):

@@ -32,6 +32,11 @@ FAST = Config(
     queue_wait=0.3,
     standings_interval=0.01,
     rated_seats_per_address=0,
+    # accounts made by a test count on the boards at once, however fast its scripted players move;
+    # tests/server/players/test_fairplay.py holds the server's own defaults
+    established_races=0,
+    established_hours=0.0,
+    pace_check=False,
     # a winnable deal is usually proven within a second, but a loaded 2-core machine can
     # stretch a draw past the 8 s default; tests of the bound set their own
     winnable_seconds=30.0,

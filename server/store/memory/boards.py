@@ -98,6 +98,14 @@ class MemoryBoards(MemoryBase):
         b = self._board(board)
         return b.scores.get(member) if b else None
 
+    async def board_remove(self, board: str, member: str) -> bool:
+        b = self._board(board)
+        if b is None or member not in b.scores:
+            return False
+        score = b.scores.pop(member)
+        del b.order[bisect.bisect_left(b.order, (score, member))]
+        return True
+
     async def board_size(self, board: str) -> int:
         b = self._board(board)
         return len(b.order) if b else 0

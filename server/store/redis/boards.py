@@ -82,6 +82,10 @@ class RedisBoards(RedisBase):
             score: float | None = await self._r.zscore(self._lb("board", board), member)
         return None if score is None else float(score)
 
+    async def board_remove(self, board: str, member: str) -> bool:
+        with guard():
+            return bool(await self._r.zrem(self._lb("board", board), member))
+
     async def board_size(self, board: str) -> int:
         with guard():
             n: int = await self._r.zcard(self._lb("board", board))

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from server.players.fairplay import FairPlay
 from server.players.leaderboards import Leaderboards
 from server.store import Account, MemoryStore, Store
 from server.store.redis import RedisStore
 from terrace.errors import ProtocolError
+from tests.server.conftest import FAST
 
 _IDS = itertools.count(1)  # every record a race of its own
 NOV_23 = 1_795_392_000.0  # 2026-11-23 00:00 UTC, a Monday
@@ -53,7 +55,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def boards(store: Store, clock: Clock) -> Leaderboards:
-    return Leaderboards(store, clock=clock)
+    return Leaderboards(store, FairPlay(store, FAST, clock), clock=clock)
 
 
 def _player(name: str, kind: str = "human", guest: bool = False) -> dict[str, Any]:
@@ -197,7 +199,8 @@ async def test_races_rating_the_same_players_at_once_are_each_counted(
     records = [_record(("alice", 1, "goal", 5000 + n), ("bob", 2, "stuck", None)) for n in range(6)]
     await asyncio.gather(*(boards.race_finished(r) for r in records))
     assert _names(await boards.answer({"board": "wins", "variant": "terrace"})) == [(1, "alice", 6)]
-    alone = Leaderboards(MemoryStore())
+    store = MemoryStore()
+    alone = Leaderboards(store, FairPlay(store, FAST))
     for r in records:  # one after the other: the ratings all six races together must give
         await alone.race_finished(r)
     assert await store.rating("humans", "terrace", "a-alice") == await alone.store.rating(

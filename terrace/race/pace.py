@@ -1,0 +1,34 @@
+"""Whether moves came faster than a person plays: the measure that holds a result back from the
+people's boards (and flags it for the operator).
+
+A person reads the board, decides, then types a move or clicks a card and its target: a few
+tenths of a second a move at the very least, and the quickest of people have slower moves
+among their quick ones. A program that was told the deal plays its line as fast as it can
+send it. Two signs, either enough: the median time between moves under
+:data:`MEDIAN_FLOOR_MS` (over at least :data:`MIN_MOVES` moves), or :data:`RUN` moves in a row
+each under :data:`RUN_FLOOR_MS` after the one before. A program slowed to a person's pace
+passes: no server can tell it from a fast person (docs/FAIRPLAY.md says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import median
+
+MIN_MOVES = 10
+MEDIAN_FLOOR_MS = 150
+RUN = 10
+RUN_FLOOR_MS = 60
+
+
+def inhuman(move_times: Sequence[int]) -> bool:
+    """Whether moves at these race times (ms, in order) came faster than a person plays."""
+    gaps = [b - a for a, b in zip(move_times, move_times[1:], strict=False)]
+    if len(move_times) >= MIN_MOVES and median(gaps) < MEDIAN_FLOOR_MS:
+        return True
+    run = 0
+    for gap in gaps:
+        run = run + 1 if gap < RUN_FLOOR_MS else 0
+        if run >= RUN:
+            return True
+    return False

@@ -1,0 +1,241 @@
+"""Boards a scout cannot top: one account reads a deal's stock, a second races the solved line;
+neither reaches a board, the second is flagged for the operator, who can void and restore it.
+A new account counts on no board until it is established."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from server.app import RaceServer
+from terrace.solve import WON, solve
+from terrace.solve.imagine import imagine
+from tests.poll import eventually
+from tests.server.command import COMMAND, clean_env
+from tests.server.conftest import FAST, servers
+from tests.server.features.test_daily import SECRET, registered
+from tests.server.wire import Client
+
+Message = dict[str, Any]
+
+# the server's own rules, but an account is established by one rated race and no age (a test
+# cannot wait a day): the scout has none, its accomplice and the honest player one each
+GUARDED = dataclasses.replace(
+    FAST, established_races=1, established_hours=0.0, pace_check=True, daily_secret=SECRET
+)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RaceServer]:
+    async with servers(GUARDED) as make:
+        yield await make()
+
+
+async def _established(url: str, name: str, partner: str) -> Client:
+    """An account with one finished rated race (against ``partner``, who resigns at once)."""
+    c, other = await registered(url, name), await registered(url, partner)
+    created = await c.request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    assert (await other.request("join", race=race))["type"] == "joined"
+    await c.wait("started")
+    await other.wait("started")
+    for player in (other, c):
+        resigned = await player.request("resign", race=race)
+        assert resigned["type"] == "resigned", resigned
+    await c.wait("finished")
+    await other.close()
+    return c
+
+
+async def _read_the_stock(scout: Client, race: str, started: Message) -> list[str]:
+    """Play the base choice and turn the whole stock, noting every card as it comes into view;
+    then give up. The cards in deal order, after the first view's."""
+    first = started["view"]
+    moved = await scout.request("move", race=race, seq=1, move="2-F1")
+    view = moved["view"]
+    order = [view["piles"]["2"][-1], *(view["piles"][str(p)][-1] for p in range(5, 10))]
+    seq = 1
+    while view["stock"]:
+        seq += 1
+        moved = await scout.request("move", race=race, seq=seq, move="S-W")
+        view = moved["view"]
+        order.append(view["waste"][-1])
+    assert len(order) == first["stock"]
+    if "finish" not in moved:  # (with the stock turned through, the game may be stuck already)
+        assert (await scout.request("resign", race=race))["type"] == "resigned"
+    return order
+
+
+def _line(first_view: Message, order: list[str]) -> list[str]:
+    """The solver's winning line on the deal the scout read, up to the race's goal (the terrace
+    cleared)."""
+    game = imagine(first_view, order)
+    answer = solve(game.copy(), nodes=400_000)
+    assert answer.verdict == WON
+    line: list[str] = []
+    for move in answer.moves:
+        line.append(game.play(move))
+        if game.terrace_left == 0:
+            return line
+    return line
+
+
+async def _pipeline(c: Client, race: str, moves: list[str]) -> Message:
+    """Send the moves as fast as the server takes them (16 waiting at a time, within its limit),
+    as a program told the deal would; the last answer."""
+    answers: list[Message] = []
+    for first in range(0, len(moves), 16):
+        window = list(enumerate(moves[first : first + 16], first + 1))
+        for seq, move in window:
+            await c.send({"type": "move", "id": 1000 + seq, "race": race, "seq": seq, "move": move})
+        for seq, _ in window:
+            answers.append(await c.wait(lambda m, s=seq: m.get("re") == 1000 + s, timeout=30))
+    assert all(a["type"] == "moved" for a in answers), [a for a in answers if a["type"] != "moved"][:1]
+    return answers[-1]
+
+
+async def test_a_scout_and_its_accomplice_reach_no_daily_board_and_the_accomplice_is_flagged(
+    server: RaceServer,
+) -> None:
+    # the day's deal is three days ahead: accounts made now were made before its commitment was out
+    ahead = time.time() + 3 * 86_400
+    server.daily.clock = lambda: ahead
+    honest = await _established(server.url, "Honest", "Sparring1")
+    accomplice = await _established(server.url, "Accomplice", "Sparring2")
+    scout = await registered(server.url, "Scout")  # made for the job: no race behind it
+    answer = await scout.request("daily_play", variant="terrace")
+    started = await scout.wait("started")
+    line = _line(started["view"], await _read_the_stock(scout, answer["race"], started))
+
+    answer = await accomplice.request("daily_play", variant="terrace")
+    await accomplice.wait("started")
+    last = await _pipeline(accomplice, answer["race"], line)
+    assert last.get("finish") == "goal"  # the solved line, raced in a blink
+    answer = await honest.request("daily_play", variant="terrace")
+    started = await honest.wait("started")
+    assert (await honest.request("move", race=answer["race"], seq=1, move=started["legal"][0]))[
+        "type"
+    ] == "moved"
+    assert (await honest.request("resign", race=answer["race"]))["type"] == "resigned"
+
+    async def board() -> list[str] | None:
+        day = await honest.request("daily", variant="terrace")
+        names = [r["player"]["name"] for r in day["board"]]
+        return names if names else None
+
+    assert await eventually(board, what="the honest attempt on the board") == ["Honest"]
+    mine = await accomplice.request("daily", variant="terrace")
+    assert mine["attempt"]["held"] == "inhuman_pace" and mine["attempt"]["goal"] is True
+    theirs = await scout.request("daily", variant="terrace")
+    assert theirs["attempt"]["held"] == "inhuman_pace"  # a program turned its stock through
+    flags = await eventually(lambda: server.fairplay.flags(), what="the accomplice flagged")
+    assert {(f["player"]["name"], f["reason"]) for f in flags} == {
+        ("Accomplice", "inhuman_pace"),
+        ("Scout", "inhuman_pace"),
+    }
+    held = next(f["held"] for f in flags if f["player"]["name"] == "Accomplice")
+    assert held[0]["board"].startswith("daily:terrace:")
+
+
+async def test_a_solved_line_raced_beside_its_scout_reaches_no_fastest_board(server: RaceServer) -> None:
+    accomplice = await _established(server.url, "Quick", "Sparring3")
+    scout = await registered(server.url, "Reader")
+    created = await scout.request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    assert (await accomplice.request("join", race=race))["type"] == "joined"
+    started = await scout.wait("started")
+    await accomplice.wait("started")
+    line = _line(started["view"], await _read_the_stock(scout, race, started))
+    assert (await _pipeline(accomplice, race, line)).get("finish") == "goal"
+    finished = await accomplice.wait("finished")
+    assert finished["results"][0]["player"]["name"] == "Quick"
+
+    async def flagged() -> list[Message]:
+        return await server.fairplay.flags()
+
+    flags = await eventually(flagged, what="the fast result flagged")
+    # both are programs: the scout turned the stock through as fast as the line was raced
+    assert {(f["player"]["name"], f["reason"]) for f in flags} == {
+        ("Quick", "inhuman_pace"),
+        ("Reader", "inhuman_pace"),
+    }
+    held = {p["board"] for f in flags if f["player"]["name"] == "Quick" for p in f["held"]}
+    assert "fastest:terrace:terrace" in held and "wins:terrace" in held and "rating:humans:terrace" in held
+    fastest = await scout.request("leaderboard", board="fastest", variant="terrace")
+    assert fastest["rows"] == []
+    rating = await scout.request("leaderboard", board="rating", variant="terrace", pool="humans")
+    assert "Quick" not in [r["player"]["name"] for r in rating["rows"]]
+
+
+async def test_a_new_account_counts_on_no_board_until_it_is_established() -> None:
+    async with servers(dataclasses.replace(GUARDED, established_races=3, established_hours=24.0)) as make:
+        server = await make()
+        new = await registered(server.url, "Newcomer")
+        answer = await new.request("daily_play", variant="terrace")
+        started = await new.wait("started")
+        assert (await new.request("move", race=answer["race"], seq=1, move=started["legal"][0]))[
+            "type"
+        ] == "moved"
+        assert (await new.request("resign", race=answer["race"]))["type"] == "resigned"
+
+        async def told() -> Message | None:
+            day = await new.request("daily", variant="terrace")
+            return day if day["attempt"].get("state") == "finished" and "held" in day["attempt"] else None
+
+        day = await eventually(told, what="the attempt kept, held back")
+        assert day["attempt"]["held"] == "new_account" and day["board"] == []
+        assert await server.fairplay.flags() == []  # a new account is held back quietly, not flagged
+
+
+async def test_the_operator_lists_flags_voids_and_restores_an_account(redis_url: str) -> None:
+    # every account counts at once here (no races or age needed): only the pace holds a result back
+    async with servers(dataclasses.replace(GUARDED, redis_url=redis_url, established_races=0)) as make:
+        server = await make()
+        accomplice = await _established(server.url, "Bolt", "Sparring4")
+        scout = await registered(server.url, "Peek")
+
+        async def rated() -> list[str]:
+            board = await scout.request("leaderboard", board="rating", variant="terrace", pool="humans")
+            return [r["player"]["name"] for r in board["rows"]]
+
+        assert "Bolt" in await eventually(rated, what="Bolt's first race rated")
+        created = await scout.request("create", variant="terrace", seats=2, start="full")
+        race = created["race"]["id"]
+        assert (await accomplice.request("join", race=race))["type"] == "joined"
+        started = await scout.wait("started")
+        await accomplice.wait("started")
+        line = _line(started["view"], await _read_the_stock(scout, race, started))
+        await _pipeline(accomplice, race, line)
+        await accomplice.wait("finished")
+        await eventually(lambda: server.fairplay.flags(), what="the flag")
+
+        def admin(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [COMMAND, "admin", *args, "--redis-url", redis_url],
+                capture_output=True,
+                text=True,
+                env=clean_env(),
+                timeout=60,
+            )
+
+        listed = await asyncio.to_thread(admin, "flags")
+        assert listed.returncode == 0 and "Bolt  inhuman_pace  terrace race" in listed.stdout, listed
+        assert "fastest:terrace:terrace=" in listed.stdout
+        assert (await scout.request("leaderboard", board="fastest", variant="terrace"))["rows"] == []
+        voided = await asyncio.to_thread(admin, "void", "Bolt")
+        assert voided.returncode == 0 and "Bolt: void;" in voided.stdout, voided
+        assert "Bolt" not in await rated()  # taken off the board it was on
+        restored = await asyncio.to_thread(admin, "restore", "Bolt")
+        assert restored.returncode == 0 and "Bolt: restored;" in restored.stdout, restored
+        assert "Bolt" in await rated()
+        fastest = await scout.request("leaderboard", board="fastest", variant="terrace")
+        assert [r["player"]["name"] for r in fastest["rows"]] == ["Bolt"]  # what the flag held back, back
+        assert "Bolt" not in (await asyncio.to_thread(admin, "flags")).stdout  # its flags cleared
+        missing = await asyncio.to_thread(admin, "void", "Nobody")
+        assert missing.returncode == 1 and "no account 'Nobody'" in missing.stderr
