@@ -13,6 +13,7 @@ passes: no server can tell it from a fast person (docs/FAIRPLAY.md says so).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from statistics import median
 
 MIN_MOVES = 10
@@ -23,7 +24,7 @@ RUN_FLOOR_MS = 60
 
 def inhuman(move_times: Sequence[int]) -> bool:
     """Whether moves at these race times (ms, in order) came faster than a person plays."""
-    gaps = [b - a for a, b in zip(move_times, move_times[1:], strict=False)]
+    gaps = [b - a for a, b in pairwise(move_times)]
     if len(move_times) >= MIN_MOVES and median(gaps) < MEDIAN_FLOOR_MS:
         return True
     run = 0

@@ -104,7 +104,11 @@ class Reports:
             "first_view": new_game(r.variant, self._seed, rules_version=r.rules_version).view(),
             # each move with its race time (ms): how fast it was played is part of the record
             "results": [
-                {**row, "move_list": moves[row["player"]["id"]], "move_times": list(times[row["player"]["id"]])}
+                {
+                    **row,
+                    "move_list": moves[row["player"]["id"]],
+                    "move_times": list(times[row["player"]["id"]]),
+                }
                 for row in self.results
             ],
         }
