@@ -81,17 +81,17 @@ class LobbyRequests:
         return {"type": "created", "race": driver.race.summary()}
 
     async def on_join(self, conn: Connection, req: dict[str, Any]) -> Message:
-        await self.adoption.local(req["race"])
+        await self.adoption.local(req["race"], player_of(conn).id)
         driver = self.registry.join(player_of(conn), req["race"])  # someone's private race: no_race
         return {"type": "joined", "race": driver.race.summary()}
 
     async def on_leave(self, conn: Connection, req: dict[str, Any]) -> Message:
-        await self.adoption.local(req["race"])
+        await self.adoption.local(req["race"], player_of(conn).id)
         await self.registry.leave(player_of(conn), req["race"])
         return {"type": "left", "race": req["race"]}
 
     async def on_start(self, conn: Connection, req: dict[str, Any]) -> Message:
-        await self.adoption.local(req["race"])
+        await self.adoption.local(req["race"], player_of(conn).id)
         driver = self.registry.start(player_of(conn), req["race"])
         return {"type": "starting", "race": driver.race.summary()}
 

@@ -73,7 +73,7 @@ class RaceRequests:
     async def _race_of(self, race_id: str, player: Player) -> RaceDriver:
         """A race that is not over; a finished one is ``race_not_running``; someone else's private
         race is ``no_race``."""
-        await self.adoption.local(race_id)
+        await self.adoption.local(race_id, player.id)
         if race_id in self.registry.drivers:
             return self.registry.get(race_id, player)
         await self.archive.record(race_id)  # no_race if there is none
@@ -86,7 +86,9 @@ class RaceRequests:
         await self.adoption.replay(race_id)  # restored at start but not replayed yet: replay it first
         if self.registry.cluster is not None and race_id not in self.registry.drivers:
             try:
-                await self.adoption.local(race_id)  # adopts it if its owner died
+                await self.adoption.local(
+                    race_id, conn.player.id if conn.player else None
+                )  # adopts it if its owner died
             except Redirect:  # another node's race: its events reach us through the store
                 return await self._spectate_remote(conn, race_id)
         race = self.registry.get(race_id).race  # a private race is no_race: nobody learns it exists

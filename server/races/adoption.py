@@ -24,6 +24,7 @@ from server.races.journal import Journal, Saved
 from server.races.nodes import Cluster, Redirect
 from server.races.registry import Registry, timing
 from server.store import StoreDown
+from terrace.errors import ProtocolError
 from terrace.race import restore, restore_waiting
 from terrace.wire.conversation import backoff
 
@@ -184,15 +185,20 @@ class Adoption:
             self.cluster.owned.discard(race_id)
             await self.journal.store.lease_release(race_id, self.cluster.node)
 
-    async def local(self, race_id: str) -> None:
-        """Make sure a request about ``race_id`` is answered here: :class:`Redirect` if another
-        node owns it; adopt it if it is live and nobody does; replay it first if it is claimed here
-        and not replayed yet."""
+    async def local(self, race_id: str, player: str | None = None) -> None:
+        """Make sure a request about ``race_id`` (by ``player``, an id, if one said hello) is
+        answered here: :class:`Redirect` if another node owns it; adopt it if it is live and nobody
+        does; replay it first if it is claimed here and not replayed yet. Someone else's private race
+        on another node is ``no_race``, never a redirect that would tell it exists."""
         await self.replay(race_id)
         if self.cluster is None or race_id in self.registry.drivers:
             return
         owner = await self.cluster.owner(race_id)
         if owner is not None:
+            saved = await self.journal.load(race_id, entries=False)
+            private = saved is not None and saved.meta.get("options", {}).get("private")
+            if private and (player is None or all(p["id"] != player for p in saved.meta["players"])):  # type: ignore[union-attr]
+                raise ProtocolError("no_race", race=race_id)
             raise Redirect(race_id, owner)
         await self.adopt(race_id)
 

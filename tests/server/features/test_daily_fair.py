@@ -254,3 +254,27 @@ async def test_a_challenge_is_told_only_once_no_attempt_of_it_runs(server: RaceS
     await eventually(kept, what="the practice attempt kept")
     board = (await late.request("challenge", challenge=cid))["board"]
     assert sorted(r["player"]["name"] for r in board) == ["Maker", "Racer"]
+
+
+async def test_another_node_tells_nobody_else_an_attempt_exists(
+    redis_url: str, make_server: MakeServer
+) -> None:
+    nodes_ = []
+    for _ in range(2):
+        port = _free_port()
+        nodes_.append(
+            await make_server(
+                port=port, public_url=f"ws://127.0.0.1:{port}/ws", redis_url=redis_url, daily_secret=SECRET
+            )
+        )
+    player = await registered(nodes_[0].url, "Hidden")
+    race, _ = await _start(player)
+    nosy = await registered(nodes_[1].url, "Elsewhere")
+    for request in ("join", "spectate", "record", "leave", "start"):
+        refused = await nosy.request(request, race=race)
+        assert refused["type"] == "error" and refused["code"] == "no_race", (request, refused)
+    own = await Client.open(nodes_[1].url, MSGPACK)  # its own player, on the other node: sent there
+    assert (await own.request("hello", token=player.token))["type"] == "welcome"  # type: ignore[attr-defined]
+    sent = await own.request("record", race=race)
+    assert sent["type"] in ("redirect", "error") and sent.get("code", "not_finished") == "not_finished", sent
+    await own.close()
