@@ -228,7 +228,7 @@ class RaceServer:
                         race_id = event.get("race")
                         if "daily" in event:  # a daily board another node changed
                             d = event["daily"]
-                            self._spawn(self.daily.board_changed(d["variant"], d["day"], d["pool"]))
+                            self._spawn(self.daily.boards.changed(d["variant"], d["day"], d["pool"]))
                             continue
                         if "to" in event:  # players of ours another node matched into its race
                             told(self.accounts, event)

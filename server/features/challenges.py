@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.features.attempts import Attempts, Message
-from server.features.daily import MAX_GHOSTS
+from server.features.daily_boards import MAX_GHOSTS
 from server.handlers.dispatch import Handler, player_of
 from server.players.accounts import Player
 from server.races.archive import until_stored

@@ -3,12 +3,7 @@
 The rules of the day are :mod:`terrace.race.daily` (sans-I/O); this module keeps them in the store
 and runs the attempts:
 
-- the secret the seeds come from is the ``daily_secret`` setting, or, when that is empty, one
-  made on first use and kept in the store, so every node on one store draws the same seeds;
-- a day's deal is drawn (in a worker process of its own, never on the event loop nor in the
-  workers of the lost search, which moves wait for) the first time it
-  is wanted and kept in the store, first write winning; with ``daily_prepare`` set, a task
-  draws today's and tomorrow's deals of every variant ahead of time;
+- a day's deal is drawn from a secret and kept in the store (:mod:`server.features.daily_deals`);
 - an attempt is a private one-seat race (:mod:`server.features.attempts`): journalled like any
   race (a node that dies hands it on), off the lobby, unwatched, its end coming here, not to
   the archive; its record is withheld (even its player gets it without the seed) until the
@@ -30,19 +25,20 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-import multiprocessing
-import secrets
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 from server.config import Config
 from server.features.attempts import MARGIN_MS, Attempts
+from server.features.daily_boards import DailyBoards, pool_of
+from server.features.daily_boards import attempt_key as _attempt
+from server.features.daily_boards import board_key as _board
+from server.features.daily_deals import DEAL_TTL, DailyDeals
 from server.handlers.dispatch import Handler, player_of
 from server.players.accounts import Player
 from server.players.fairplay import FLAGGED, FairPlay
-from server.players.ratings import DEFAULT, ordinal
 from server.races.archive import until_stored
 from server.races.audience import Audience
 from server.races.driver import RaceDriver, now_ms
@@ -58,28 +54,18 @@ from terrace.race.daily import (
     board_value,
     day_end,
     day_of,
-    draw,
     parse_day,
     shift,
 )
-from terrace.race.ghosts import Recorded, recorded
+from terrace.race.ghosts import recorded
 from terrace.rules.variants import VARIANTS
-from terrace.rules.versions import RULES_VERSION
 
 log = logging.getLogger("terrace.server")
 
 Message = dict[str, Any]
 
-DEAL_TTL = 400 * 86_400  # a day's deal (and its reveal) is kept this long
 REVEAL_AFTER_MS = 60_000  # a day's deal is told no sooner than this after the day ends
 KEEP_TTL = 8 * 86_400  # attempts, records and boards: today's, yesterday's and a week back
-BOARD_ROWS = 20
-BEST_LINES = 3  # a past day's answer carries the move lists of its first few rows
-MAX_GHOSTS = 8
-
-
-def pool_of(player: Mapping[str, Any]) -> str:
-    return "bots" if player.get("kind") == "bot" else "humans"
 
 
 class Daily:
@@ -102,15 +88,10 @@ class Daily:
         self.audience = audience
         self.attempts = attempts
         self.fairplay = fairplay
-        # One worker process of its own, started on the first draw: a draw can take minutes
-        # (signora), and must never hold up the lost searches that moves wait for.
-        self.executor = executor
-        self._own_executor = executor is None
         self.clock = clock
+        self.deals = DailyDeals(config, store, lambda: self.today(), executor)
+        self.boards = DailyBoards(store, attempts, audience)
         self.publish: Callable[[Message], None] | None = None  # one node of many: tell the others
-        self._secret: bytes | None = None
-        self._deals: dict[tuple[str, str], DailyDeal] = {}
-        self._drawing: dict[tuple[str, str], asyncio.Future[DailyDeal]] = {}
         self._revealed: set[tuple[str, str]] = set()  # (variant, day): told, for good
         registry.owners["daily"] = self.over
         attempts.told["daily"] = lambda owner: self.revealed(str(owner["variant"]), str(owner["day"]))
@@ -120,61 +101,11 @@ class Daily:
 
     # ----- seeds --------------------------------------------------------------------
 
-    async def secret(self) -> bytes:
-        if self._secret is None:
-            if self.config.daily_secret:
-                self._secret = bytes.fromhex(self.config.daily_secret)
-            else:
-                made = {"secret": secrets.token_hex(32)}
-                self._secret = bytes.fromhex((await self.store.daily_claim("secret", made, 2**31))["secret"])
-        return self._secret
-
     async def deal(self, variant: str, day: str) -> DailyDeal:
-        """The deal of ``variant`` on ``day``: kept, or for today and tomorrow drawn now (once,
-        whoever asks meanwhile). A past day's deal is only ever the one kept: a day no deal was
-        published for has none (``no_daily``), and asking for old days costs no drawing."""
-        key = (variant, day)
-        if key in self._deals:
-            return self._deals[key]
-        if day < self.today():
-            kept = await self.store.daily_get(f"deal:{variant}:{day}")
-            if kept is None:
-                raise ProtocolError("no_daily", variant=variant, day=day)
-            return DailyDeal.of(kept)
-        drawing = self._drawing.get(key)
-        if drawing is None:
-            drawing = self._drawing[key] = asyncio.ensure_future(self._draw(variant, day))
-            drawing.add_done_callback(lambda _: self._drawing.pop(key, None))
-        return await asyncio.shield(drawing)
-
-    async def _draw(self, variant: str, day: str) -> DailyDeal:
-        kept = await self.store.daily_get(f"deal:{variant}:{day}")
-        if kept is None:
-            secret = await self.secret()
-            loop = asyncio.get_running_loop()
-            if self.executor is None:
-                self.executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
-            drawn = await loop.run_in_executor(self.executor, draw, secret, variant, day, RULES_VERSION)
-            log.info("daily %s %s: candidate %d proven winnable", variant, day, drawn.counter)
-            # two nodes drawing at once draw the same deal; the first write wins all the same
-            kept = await self.store.daily_claim(f"deal:{variant}:{day}", drawn.stored(), DEAL_TTL)
-        deal = DailyDeal.of(kept)
-        self._deals[(variant, day)] = deal
-        for old in [k for k in self._deals if k[1] < shift(self.today(), -2)]:
-            del self._deals[old]
-        return deal
+        return await self.deals.deal(variant, day)
 
     async def prepare(self) -> None:
-        """Draw today's and tomorrow's deals of every variant, every ``daily_prepare`` seconds."""
-        while True:
-            today = self.today()
-            for variant in VARIANTS:
-                for day in (today, shift(today, 1)):
-                    try:
-                        await self.deal(variant, day)
-                    except Exception:
-                        log.exception("daily %s %s not drawn yet", variant, day)
-            await asyncio.sleep(self.config.daily_prepare)
+        await self.deals.prepare()
 
     # ----- the reveal ---------------------------------------------------------------
 
@@ -230,7 +161,7 @@ class Daily:
         today = self.today()
         deal, following = await asyncio.gather(self.deal(variant, day), self.deal(variant, shift(day, 1)))
         pool = str(req.get("pool") or (pool_of(player.public()) if player else "humans"))
-        rows, total = await self.board(variant, day, pool)
+        rows, total = await self.boards.rows(variant, day, pool)
         v = VARIANTS[variant]
         out: Message = {
             "type": "daily",
@@ -253,35 +184,10 @@ class Daily:
         if await self.revealed(variant, day):  # anyone may check it now
             out["seed"] = deal.seed.hex()
             out["solution"] = deal.solution
-            out["best"] = await self._best(variant, day, pool)
+            out["best"] = await self.boards.best(variant, day, pool)
         else:
             out["reveals_at"] = await self.reveals_at(variant, day)
         return out
-
-    async def board(
-        self, variant: str, day: str, pool: str, count: int = BOARD_ROWS
-    ) -> tuple[list[Message], int]:
-        """The first ``count`` rows of a day's board, and how many rows it has."""
-        key = _board(variant, day, pool)
-        entries = await self.store.board_range(key, 0, count, False)
-        rows: list[Message] = []
-        previous: tuple[float, int] | None = None
-        for i, (pid, value) in enumerate(entries):
-            rank = previous[1] if previous is not None and previous[0] == value else i + 1
-            previous = (value, rank)
-            attempt = await self.attempts.get(_attempt(variant, day, pid)) or {}
-            rows.append(board_row(rank, attempt.get("player") or {"id": pid, "name": pid}, value))
-        return rows, await self.store.board_size(key)
-
-    async def _best(self, variant: str, day: str, pool: str) -> list[Message]:
-        best: list[Message] = []
-        for pid, value in await self.store.board_range(_board(variant, day, pool), 0, BEST_LINES, False):
-            attempt = await self.attempts.get(_attempt(variant, day, pid))
-            if attempt is None or "record" not in attempt:
-                continue
-            row = board_row(len(best) + 1, attempt["player"], value)
-            best.append({**row, "race": attempt["race"], "move_list": attempt["ghost"]["moves"]})
-        return best
 
     # ----- playing ------------------------------------------------------------------
 
@@ -303,7 +209,7 @@ class Daily:
             raise ProtocolError("not_revealed", what=f"The {variant} deal of {day}", when=when, reveals_at=at)
         self.registry.check_free(player)
         deal = await self.deal(variant, day)
-        ghosts = await self._ghosts(variant, day, player, int(req.get("ghosts", 3)))
+        ghosts = await self.boards.ghosts(variant, day, player, int(req.get("ghosts", 3)))
         key = _attempt(variant, day, player.id)
         race_id = self.attempts.new_id()
         rated = False
@@ -359,29 +265,6 @@ class Daily:
             return False
         over_by = int(attempt["started"]) + 1000 * (self.config.default_time_limit + self.config.countdown)
         return now_ms() > over_by + 1000 * self.config.grace + MARGIN_MS
-
-    async def _ghosts(self, variant: str, day: str, player: Player, wanted: int) -> list[Recorded]:
-        """Up to ``wanted`` finished rated attempts of the day by others, those nearest the player's
-        rating when there are more."""
-        wanted = max(0, min(wanted, MAX_GHOSTS))
-        if wanted == 0:
-            return []
-        pool = pool_of(player.public())
-        entries = await self.store.board_range(_board(variant, day, pool), 0, 200, False)
-        others = [pid for pid, _ in entries if pid != player.id]
-        if len(others) > wanted:
-            mine = ordinal(await self.store.rating(pool, variant, player.id) or DEFAULT)
-            near: list[tuple[float, int, str]] = []
-            for i, pid in enumerate(others):
-                theirs = ordinal(await self.store.rating(pool, variant, pid) or DEFAULT)
-                near.append((abs(theirs - mine), i, pid))
-            others = [pid for _, _, pid in sorted(near)[:wanted]]
-        out: list[Recorded] = []
-        for pid in others:
-            attempt = await self.attempts.get(_attempt(variant, day, pid))
-            if attempt is not None and "ghost" in attempt:
-                out.append(Recorded.of(attempt["ghost"]))
-        return out
 
     # ----- an attempt ends ----------------------------------------------------------
 
@@ -440,7 +323,7 @@ class Daily:
             await until_stored(
                 f"daily board {board}", lambda: self.store.board_put(board, pid, value, "min", KEEP_TTL)
             )
-            await self.board_changed(variant, day, pool_of(seat.player))
+            await self.boards.changed(variant, day, pool_of(seat.player))
             if self.publish is not None:
                 self.publish({"daily": {"variant": variant, "day": day, "pool": pool_of(seat.player)}})
 
@@ -448,39 +331,10 @@ class Daily:
             driver, running, KEEP_TTL, {key: kept, f"race:{race.id}": index}, on_the_board if rated else None
         )
 
-    async def board_changed(self, variant: str, day: str, pool: str) -> None:
-        """Push the day's board to the ``daily`` topic's subscribers here."""
-        if not self.audience.daily_watchers:
-            return
-        rows, total = await self.board(variant, day, pool)
-        self.audience.to_daily(
-            {
-                "type": "daily_board",
-                "variant": variant,
-                "day": day,
-                "pool": pool,
-                "board": rows,
-                "total": total,
-            }
-        )
-
     async def drain(self) -> None:
         """At shutdown: let attempts just ended reach the store, and stop the drawing worker."""
         await self.attempts.drain()
-        if self._own_executor and isinstance(self.executor, ProcessPoolExecutor):
-            workers = list((getattr(self.executor, "_processes", None) or {}).values())
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = None
-            for worker in workers:  # a draw under way may take minutes: it is drawn again next time
-                worker.terminate()
-
-
-def _attempt(variant: str, day: str, player_id: str) -> str:
-    return f"attempt:{variant}:{day}:{player_id}"
-
-
-def _board(variant: str, day: str, pool: str) -> str:
-    return f"daily:{variant}:{day}:{pool}"
+        self.deals.close()
 
 
 def _running(variant: str, day: str) -> str:
