@@ -74,6 +74,9 @@ def test_every_setting_has_its_environment_variable() -> None:
         "origins": "https://race.example",
         "trusted_proxies": "10.0.0.2,10.1.0.0/16",
         "rated_seats_per_address": 2,
+        "established_races": 5,
+        "established_hours": 2.5,
+        "pace_check": False,
         "winnable_seconds": 3.5,
         "restore_budget": 0.5,
         "memory_sessions": 50,
@@ -90,6 +93,8 @@ def test_every_setting_has_its_environment_variable() -> None:
         "arena_schedule": "terrace bots 30m every 60m",
     }
     assert set(changed) == {f.name for f in dataclasses.fields(Config)}
+    assert parse([], {"TERRACE_PACE_CHECK": "no"}).pace_check is False  # a yes/no setting reads words too
+    assert parse(["--pace-check", "on"], {"TERRACE_PACE_CHECK": "0"}).pace_check is True
     config = parse([], {env_name(k): str(v) for k, v in changed.items()})
     assert dataclasses.asdict(config) == changed
     assert config.public_url == "wss://race.example/ws"
