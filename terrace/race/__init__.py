@@ -8,11 +8,11 @@ from .places import Standing, places
 from .restore import restore, restore_waiting
 from .rules import KEEP_ANSWERS, RaceOptions, RaceRules, Timing, admits
 from .seat import Seat
-from .states import TRANSITIONS, IllegalTransition
+from .states import RACE, IllegalTransition
 
 __all__ = [
     "KEEP_ANSWERS",
-    "TRANSITIONS",
+    "RACE",
     "IllegalTransition",
     "Race",
     "RaceOptions",

@@ -1,8 +1,8 @@
 """Arenas: timed tournaments where joined players are paired into race after race (sans-I/O).
 
 An arena has a start, an end, a variant and a pool (``all``, ``humans`` or ``bots``). Its
-life is a states table (:data:`STATES`): ``upcoming`` until its start, ``running`` until its
-end, then ``finished``. While it runs, every joined player is put back in the arena's queue as
+life is a state table (:data:`terrace.race.states.ARENA`, run like a race's): ``upcoming``
+until its start, ``running`` until its end, then ``finished``. While it runs, every joined player is put back in the arena's queue as
 soon as a race of theirs is over (the :class:`Pair` effect); no pairing happens after the end,
 but races paired before it finish and count.
 
@@ -25,29 +25,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from terrace.errors import ProtocolError
 from terrace.race.rules import admits
+from terrace.race.states import ARENA, ArenaEvent, ArenaState, Machine
 from terrace.rules.variants import VARIANTS
 from terrace.vocab import ENTRIES
-
-ArenaState = Literal["upcoming", "running", "finished"]
-
-# state -> the states it may move to; any other move is a bug and raises.
-STATES: dict[ArenaState, frozenset[ArenaState]] = {
-    "upcoming": frozenset({"running", "finished"}),  # a tick late past the end goes straight over
-    "running": frozenset({"finished"}),
-    "finished": frozenset(),
-}
 
 STREAK = 2  # firsts in a row after which races score double
 MAX_MINUTES = 24 * 60
 ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
-
-
-class IllegalTransition(RuntimeError):
-    """An arena asked to move between states the table does not join."""
 
 
 @dataclass(frozen=True)
@@ -201,12 +189,21 @@ def _row(p: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Arena:
-    """One arena as the store holds it: spec, joined players (id -> public player), race results."""
+    """One arena as the store holds it: spec, joined players (id -> public player), race results.
+    Its state is its :data:`~terrace.race.states.ARENA` machine's, which each entry point moves
+    by a named event."""
 
     spec: ArenaSpec
     players: dict[str, dict[str, Any]] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
-    state: ArenaState = "upcoming"
+    machine: Machine[ArenaState, ArenaEvent] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.machine = Machine(ARENA, "upcoming", f"arena {self.spec.id}")
+
+    @property
+    def state(self) -> ArenaState:
+        return self.machine.state
 
     @classmethod
     def restore(
@@ -217,13 +214,8 @@ class Arena:
         now_ms: int,
     ) -> Arena:
         arena = cls(spec, {str(p["id"]): dict(p) for p in players}, [dict(r) for r in results])
-        arena.state = spec.state_at(now_ms)
+        arena.machine.state = spec.state_at(now_ms)  # the store keeps no state: the clock says it
         return arena
-
-    def _to(self, state: ArenaState) -> None:
-        if state not in STATES[self.state]:
-            raise IllegalTransition(f"arena {self.spec.id}: {self.state} -> {state}")
-        self.state = state
 
     def next_at(self) -> int | None:
         """When :meth:`tick` has something to do next (unix ms); None once finished."""
@@ -234,7 +226,7 @@ class Arena:
         due = self.spec.state_at(now_ms)
         if due == self.state:
             return []
-        self._to(due)
+        self.machine.fire("start" if due == "running" else "end")
         ids = tuple(self.players)
         if due == "running":
             return [Changed(due), Pair(ids)]
@@ -248,6 +240,7 @@ class Arena:
         kind = str(player.get("kind", "human"))
         if not admits(self.spec.pool, kind):  # type: ignore[arg-type]
             raise ProtocolError("arena_pool", arena=self.spec.id, pool=self.spec.pool)
+        self.machine.fire("join")
         pid = str(player["id"])
         self.players[pid] = {"id": pid, "name": player["name"], "kind": kind}
         effects: list[Effect] = [Changed(self.state)]
@@ -255,8 +248,10 @@ class Arena:
 
     def leave(self, player_id: str) -> list[Effect]:
         """A player leaves: not paired again; their races so far still count."""
-        if self.players.pop(player_id, None) is None:
+        if player_id not in self.players:
             raise ProtocolError("not_in_arena", arena=self.spec.id)
+        self.machine.fire("leave")
+        del self.players[player_id]
         return [Unpair((player_id,)), Changed(self.state)]
 
     def race_over(self, result: Mapping[str, Any], now_ms: int) -> list[Effect]:
@@ -264,6 +259,7 @@ class Arena:
         again while the arena runs."""
         if any(r["race"] == result["race"] for r in self.results):
             return []
+        self.machine.fire("race_over")
         self.results.append(dict(result))
         again = tuple(str(r["id"]) for r in result["rows"] if str(r["id"]) in self.players)
         effects: list[Effect] = [Changed(self.state)]

@@ -13,7 +13,11 @@ and ``apply_move`` plays what was logged. A move whose lost search is long retur
 :class:`~terrace.race.effects.Search` instead of its answer; ``settled`` finishes it.
 Rebuilding a race from its meta and log after a restart is :mod:`terrace.race.restore`.
 
-Kept as one module (about 460 lines): every method is one step of the same state
+Each entry point fires a named event through the race's table (:data:`terrace.race.states.RACE`)
+once the request is known to be a player's right (a refusal is a ProtocolError and fires
+nothing), and each seat's progress goes through its own (:data:`~terrace.race.states.SEAT`).
+
+Kept as one module (about 490 lines): every method is one step of the same state
 machine over the same seats; the parts that are not (states, seats, standings,
 places, reports, restore) have modules of their own.
 """
@@ -29,8 +33,7 @@ from terrace.rules.replay import new_game
 from terrace.wire.messages import Finished, PlayerInfo, Result, View
 
 from ..errors import IllegalMove, ProtocolError
-from ..vocab import Finish, Quit, RaceState
-from . import states
+from ..vocab import Finish, Quit
 from .effects import (
     Broadcast,
     Changed,
@@ -51,6 +54,7 @@ from .reports import Reports
 from .rules import PLAIN, RaceOptions, RaceRules, Timing
 from .seat import Pending, Seat
 from .standings import results
+from .states import RACE, Machine, RaceEvent, RacePhase
 
 
 class Race(Reports):
@@ -77,7 +81,7 @@ class Race(Reports):
         self.durable = durable  # the meta is saved before the first view, moves are logged first
         self.options = options
         self.ghosts = Ghosts(ghosts)  # earlier attempts shown beside the player (none in most races)
-        self.state: RaceState = "open"
+        self.machine: Machine[RacePhase, RaceEvent] = Machine(RACE, "open", f"race {race_id}")
         self.seats: dict[str, Seat] = {}  # player id -> seat, in joining order
         self.created_ms = now
         self.starts_ms: int | None = None  # clock time of the first view, once counting down
@@ -87,10 +91,14 @@ class Race(Reports):
         # a winnable-only race: the solver's winning line on the seed, secret with it
         self.solution = None if solution is None else list(solution)
         self.commitment = commitment(seed)
-        self._saving_meta = False
         self._standings_due: int | None = None
         self._woken_for: int | None = None  # the last Wake reported
         self.results: list[Result] = []
+
+    @property
+    def phase(self) -> RacePhase:
+        """Where the race is in its own table (:data:`~terrace.race.states.RACE`)."""
+        return self.machine.state
 
     def opened(self) -> list[Effect]:
         """The race is made: the lobby hears of it, and (with ``Timing.open_for``) its expiry is due."""
@@ -100,12 +108,13 @@ class Race(Reports):
 
     def seat(self, player: PlayerInfo, now: int) -> list[Effect]:
         """Seat ``player`` (its public description) in an open race."""
-        if self.state != "open":
+        if not self.machine.allows("join"):
             raise ProtocolError("race_started", race=self.id)
         if len(self.seats) >= self.rules.seats:
             raise ProtocolError("race_full", race=self.id)
         if not self.rules.admits(player["kind"]):
             raise ProtocolError("entry_refused", race=self.id, entry=self.rules.entry)
+        self.machine.fire("join")
         self.seats[str(player["id"])] = Seat(player)
         if self.rules.start == "full" and len(self.seats) == self.rules.seats:
             return self.begin(now)
@@ -113,13 +122,14 @@ class Race(Reports):
 
     def unseat(self, player_id: str, now: int) -> list[Effect]:
         """Leave before the first view (once it is dealt, leaving is resigning)."""
-        if self.seats.pop(player_id, None) is None:
+        if player_id not in self.seats:
             raise ProtocolError("not_in_race", race=self.id)
+        self.machine.fire("leave" if len(self.seats) > 1 else "empty")
+        del self.seats[player_id]
         effects: list[Effect] = [Freed(player_id)]
         if self.creator is not None and self.creator["id"] == player_id and self.seats:
             self.creator = next(iter(self.seats.values())).player
         if not self.seats:
-            self._to("cancelled")
             self._standings_due = None
             return self._wake([*effects, self._changed(), Over(None)])
         return self._wake([*effects, self._changed()])
@@ -134,9 +144,9 @@ class Race(Reports):
 
     def begin(self, now: int) -> list[Effect]:
         """Start the countdown; the first view goes out when it ends (see :meth:`tick`)."""
-        if self.state != "open":
+        if not self.machine.allows("begin"):
             raise ProtocolError("race_started", race=self.id)
-        self._to("countdown")
+        self.machine.fire("begin")
         self.starts_ms = now + self.timing.countdown
         return self._wake([self._changed()])
 
@@ -145,8 +155,8 @@ class Race(Reports):
     def next_wake(self) -> int | None:
         """The clock time something is due: an unstarted race's expiry, the countdown's end,
         standings, a grace, the time limit."""
-        state = self.state
-        if state == "running":  # after every move: a plain loop, no list
+        phase = self.machine.state
+        if phase == "running":  # after every move: a plain loop, no list
             due = self.ends_ms
             assert due is not None
             for seat in self.seats.values():
@@ -160,23 +170,19 @@ class Race(Reports):
                 assert self.started_ms is not None
                 due = min(due, self.started_ms + ghost)
             return due
-        if state == "open":
+        if phase == "open":
             return self.open_until
-        if state == "countdown" and not self._saving_meta:
+        if phase == "countdown":
             return self.starts_ms
         return None
 
     def tick(self, now: int) -> list[Effect]:
-        """Do what is due by ``now``."""
+        """Do what is due by ``now``: each due thing fires its event (``expire``; ``deal``,
+        ``save_meta`` or ``empty``; ``time_up``; ``grace_over``)."""
         effects: list[Effect] = []
-        if self.state == "open" and self.open_until is not None and now >= self.open_until:
+        if self.phase == "open" and self.open_until is not None and now >= self.open_until:
             effects += self._expire()
-        if (
-            self.state == "countdown"
-            and not self._saving_meta
-            and self.starts_ms is not None
-            and now >= self.starts_ms
-        ):
+        if self.phase == "countdown" and self.starts_ms is not None and now >= self.starts_ms:
             effects += self._countdown_over(now)
         if self.state == "running":
             assert self.ends_ms is not None
@@ -199,37 +205,38 @@ class Race(Reports):
 
     def _expire(self) -> list[Effect]:
         """Nobody started it in time: cancelled, and its players free to race elsewhere."""
+        self.machine.fire("expire")
         effects: list[Effect] = [Freed(pid) for pid in self.seats]
-        self._to("cancelled")
         return [*effects, self._changed(), Over(None)]
 
     def _countdown_over(self, now: int) -> list[Effect]:
         if not self.seats:
-            self._to("cancelled")
+            self.machine.fire("empty")
             return [self._changed(), Over(None)]
         self.started_ms = now  # the race clock starts here, whatever the store takes
         if self.durable:
-            self._saving_meta = True
+            self.machine.fire("save_meta")
             return [SaveMeta(self.meta())]
+        self.machine.fire("deal")
         return self._deal(now)
 
     def meta_saved(self, meta: Mapping[str, Any], now: int) -> list[Effect]:
         """The :class:`SaveMeta` asked for is saved (the driver retries while the store is down)."""
-        if self.state != "countdown":
+        if self.phase != "saving":
             return []  # cancelled meanwhile
         if not self.seats:
-            self._saving_meta = False
-            self._to("cancelled")
+            self.machine.fire("empty")
             return self._wake([self._changed(), Over(None)])
         if [p["id"] for p in meta["players"]] != list(self.seats):
+            self.machine.fire("save_meta")
             self.started_ms = now  # someone left while it was on its way: save it again without them
             return [SaveMeta(self.meta())]
-        self._saving_meta = False
+        self.machine.fire("meta_saved")
         return self._wake(self._deal(now))
 
     def _deal(self, now: int) -> list[Effect]:
+        """The first view to every seat (the race has just moved to ``running``)."""
         self._deal_games()
-        self._to("running")
         first = next(iter(self.seats.values())).game
         assert first is not None
         view, legal = first.view(), sorted(first.legal_moves())  # the same for every seat
@@ -246,7 +253,8 @@ class Race(Reports):
     def _deal_games(self) -> None:
         first: Game | None = None
         for seat in self.seats.values():
-            seat.game = new_game(self.rules.variant, self._seed, rules_version=self.rules.rules_version)
+            seat.dealt(new_game(self.rules.variant, self._seed, rules_version=self.rules.rules_version))
+            assert seat.game is not None
             if first is None:
                 first = seat.game
             else:  # seats meet the same positions (identical bots, above all): search each once
@@ -261,6 +269,7 @@ class Race(Reports):
         seat = self.seats.get(player_id)
         if seat is None:
             return []
+        self.machine.fire("reconnect")
         seat.grace_until = None
         was_away, seat.connected = not seat.connected, True
         if self.state != "running":
@@ -283,6 +292,7 @@ class Race(Reports):
             return []
         if self.state == "open":
             return self.unseat(player_id, now)
+        self.machine.fire("disconnect")
         seat.connected = False
         if self.state == "running" and seat.finish is None:
             seat.grace_until = now + self.timing.grace
@@ -293,6 +303,7 @@ class Race(Reports):
         seat.grace_until = None
         if seat.connected or seat.finish is not None:
             return []
+        self.machine.fire("grace_over")
         at = self.race_time(now)
         effects: list[Effect] = []
         if self.durable:  # best effort: without it, a restart gives a fresh grace period
@@ -304,7 +315,7 @@ class Race(Reports):
     def check_move(self, player_id: str, seq: int, text: str, now: int) -> Reply | LogEntry:
         """Step one of a move: a kept answer for a resent ``seq`` (a :class:`Reply`), or the
         log entry to append before :meth:`apply_move` plays it. Raises ProtocolError."""
-        seat = self._running_seat(player_id, now)
+        seat = self._running_seat(player_id, now, "move")
         kept = seat.kept(seq)
         if kept is not None:
             first_text, first = kept
@@ -328,7 +339,7 @@ class Race(Reports):
     def apply_move(self, entry: LogEntry, now: int) -> list[Effect]:
         """Step two: play the move ``check_move`` gave (and the log now holds). Refused
         (nothing changes) if the race or the player ended, or the seq moved on, meanwhile."""
-        seat = self._running_seat(str(entry["p"]), now)
+        seat = self._running_seat(str(entry["p"]), now, "move")
         if seat.finish is not None:
             raise ProtocolError("player_finished", race=self.id)
         if seat.pending is not None or entry["seq"] != seat.seq + 1:
@@ -336,14 +347,17 @@ class Race(Reports):
         game = seat.game
         assert game is not None
         game.play(entry["m"])
+        self.machine.fire("move")
         seat.seq = entry["seq"]
         seat.move_times.append(int(entry["t"]))
         if seat.went_home():
             seat.last_home_ms = entry["t"]
         text = str(entry.get("x") or entry["m"])
         if game.quick_status() is None:  # a long search: the driver runs it off the event loop
+            seat.fire("searching")
             seat.pending = Pending(text, entry["t"])
             return self._wake([Search(seat.id, game.copy(), game.position_key())])
+        seat.fire("moved")
         return self._wake(self._moved(seat, text, entry["t"]))
 
     def settled(self, player_id: str, status: str, now: int) -> list[Effect]:
@@ -351,12 +365,16 @@ class Race(Reports):
         seat = self.seats.get(player_id)
         if seat is None or seat.pending is None or seat.game is None:
             return []
+        self.machine.fire("settle")
+        seat.fire("settled")
         pending, seat.pending = seat.pending, None
         seat.game.settle(status)
         if not pending.reply:  # rebuilt from the log: kept for resends, and the race goes on later
             seat.answer(self.id, self.rules.goal, pending.text)
             self.mark_reached(seat, pending.at)
             return []
+        if seat.finish is not None:  # time ran out, or they resigned, while it searched: answered only
+            return self._wake([Reply(seat.answer(self.id, self.rules.goal, pending.text))])
         return self._wake(self._moved(seat, pending.text, pending.at))
 
     def _moved(self, seat: Seat, text: str, at: int) -> list[Effect]:
@@ -378,52 +396,54 @@ class Race(Reports):
         race's end, if it came, is :meth:`go_on`'s)."""
         finish = seat.reached(self.rules.goal)
         if finish is not None and seat.finish is None:
-            seat.finish, seat.finish_ms = finish, at
+            seat.end(finish, at)
 
     def check_resign(self, player_id: str, now: int, finish: Quit = "resigned") -> LogEntry:
         """Step one of giving up (``resigned``) or leaving (``left``): the log entry to append
         before :meth:`apply_resign`."""
-        seat = self._running_seat(player_id, now)
+        seat = self._running_seat(player_id, now, "resign")
         if seat.finish is not None:
             raise ProtocolError("player_finished", race=self.id)
         return {"p": player_id, "f": finish, "t": self.race_time(now)}
 
     def apply_resign(self, entry: LogEntry, now: int) -> list[Effect]:
-        seat = self._running_seat(str(entry["p"]), now)
+        seat = self._running_seat(str(entry["p"]), now, "resign")
         if seat.finish is not None:
             raise ProtocolError("player_finished", race=self.id)
+        self.machine.fire("resign")
         return self._wake(self._finish(seat, entry["f"], entry["t"]))
 
-    def _running_seat(self, player_id: str, now: int) -> Seat:
+    def _running_seat(self, player_id: str, now: int, event: RaceEvent) -> Seat:
+        """``player_id``'s seat, if the race's table takes ``event`` now and its time is not up."""
         seat = self.seats.get(player_id)
         if seat is None:
             raise ProtocolError("not_in_race", race=self.id)
-        if self.state != "running" or (self.ends_ms is not None and now >= self.ends_ms):
+        if not self.machine.allows(event) or (self.ends_ms is not None and now >= self.ends_ms):
             raise ProtocolError("race_not_running", race=self.id)
         return seat
 
     # ----- finishing ----------------------------------------------------------------
 
     def _finish(self, seat: Seat, why: Finish, at: int) -> list[Effect]:
-        seat.finish, seat.finish_ms = why, at
-        seat.grace_until = None
+        seat.end(why, at)
         effects: list[Effect] = [Freed(seat.id)]
         if all(s.finish is not None for s in self.seats.values()):
+            self.machine.fire("end")
             return effects + self._end(at)
         return [*effects, self._push_standings()]
 
     def _time_up(self) -> list[Effect]:
+        self.machine.fire("time_up")
         at = self.rules.time_limit * 1000
         effects: list[Effect] = []
         for seat in self.seats.values():
             if seat.finish is None:
-                seat.finish, seat.finish_ms = "time", at
-                seat.grace_until = None
+                seat.end("time", at)
                 effects.append(Freed(seat.id))
         return effects + self._end(at)
 
     def _end(self, at: int) -> list[Effect]:
-        self._to("finished")
+        """The race is over (its table has just moved it to ``finished``): results for everyone."""
         assert self.started_ms is not None
         self.ended_ms = self.started_ms + at
         self._standings_due = None
@@ -469,9 +489,6 @@ class Race(Reports):
 
     # ----- plumbing -----------------------------------------------------------------
 
-    def _to(self, new: RaceState) -> None:
-        self.state = states.step(self.id, self.state, new)
-
     def _wake(self, effects: list[Effect]) -> list[Effect]:
         """``effects``, then a :class:`Wake` if the next due time changed."""
         due = self.next_wake()
@@ -484,11 +501,13 @@ class Race(Reports):
         """Run a race rebuilt from its log (:func:`terrace.race.restore.restore`) on: end it if
         everyone finished or its time ran out while no server ran it, else give every unfinished
         player a fresh grace period to come back (their connections died with the old server)."""
-        assert self.ends_ms is not None and self.state == "running"
+        assert self.ends_ms is not None
+        self.machine.fire("resume")
         if now >= self.ends_ms:
             return self._wake(self._time_up())
         if all(s.finish is not None for s in self.seats.values()):
             last = max((s.finish_ms or 0 for s in self.seats.values()), default=0)
+            self.machine.fire("end")
             return self._wake(self._end(last))
         for seat in self.seats.values():
             if seat.finish is None:

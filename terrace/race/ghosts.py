@@ -90,10 +90,11 @@ class Ghost:
             changed = True
             if seat.went_home():
                 seat.last_home_ms = at
-            if seat.reached(self.goal) is not None:
-                seat.finish, seat.finish_ms = seat.reached(self.goal), at
+            reached = seat.reached(self.goal)
+            if reached is not None:
+                seat.end(reached, at)
         if seat.finish is None and self.recorded.finish_ms <= race_time and self._next >= len(moves):
-            seat.finish, seat.finish_ms = self.recorded.finish, self.recorded.finish_ms  # type: ignore[assignment]
+            seat.end(self.recorded.finish, self.recorded.finish_ms)  # type: ignore[arg-type]
             changed = True
         return changed
 

@@ -27,12 +27,13 @@ from .ghosts import END, Ghosts
 from .rules import META_VERSION, PLAIN, RaceOptions, RaceRules
 from .seat import Seat
 from .standings import rows
+from .states import SHOWN, Machine, RaceEvent, RacePhase
 
 
 class Reports:
     id: str
     rules: RaceRules
-    state: RaceState
+    machine: Machine[RacePhase, RaceEvent]
     creator: PlayerInfo | None
     seats: dict[str, Seat]
     created_ms: int
@@ -47,6 +48,11 @@ class Reports:
     _seed: bytes
 
     # ----- reading ------------------------------------------------------------------
+
+    @property
+    def state(self) -> RaceState:
+        """Where the race is, as everyone outside it sees it (``saving`` shows as ``countdown``)."""
+        return SHOWN[self.machine.state]
 
     def _head(self) -> RaceHead:
         """What the summary and the record both say: the rules and where the race stands."""

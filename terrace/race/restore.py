@@ -80,7 +80,7 @@ def restore(
     rules = race.rules
     race.starts_ms = meta["starts_at"]
     race.started_ms = int(meta["started_at"])
-    race.state = "running"  # straight from the log: the open and countdown steps happened elsewhere
+    race.machine.fire("restore")  # straight from the log: open and countdown happened elsewhere
     for player in meta["players"]:
         race.seats[player["id"]] = Seat(_info(player), connected=False)
     race._deal_games()
@@ -103,7 +103,7 @@ def restore(
             effects.append(search)
         finish = finishes.get(seat.id)
         if seat.finish is None and seat.pending is None and finish is not None:
-            seat.finish, seat.finish_ms = finish["f"], finish["t"]
+            seat.end(finish["f"], finish["t"])
     return race, effects
 
 
@@ -126,9 +126,11 @@ def _replay(race: Race, seat: Seat, moves: dict[int, LogEntry]) -> Search | None
         last = seat.seq + 1 not in moves
         if game.quick_status() is None:
             if last:  # the player's position now: its status needs the long search
+                seat.fire("searching")
                 seat.pending = Pending(text, entry["t"], reply=False)
                 return Search(seat.id, game.copy(), game.position_key())
             game.settle("playing")  # the player moved on from it, so it was still playing
+        seat.fire("moved")
         if seat.seq > keep_from:
             seat.answer(race.id, race.rules.goal, text)
         if last:

@@ -1,5 +1,8 @@
 """One player's seat in a race: their game, seq, kept answers, finish and connection, and
-what follows from them alone (the answer to a move, a standings row, whether the goal is reached)."""
+what follows from them alone (the answer to a move, a standings row, whether the goal is reached).
+
+A seat's life is its own small state table (:data:`terrace.race.states.SEAT`): ``waiting``
+for the deal, ``playing``, ``searching`` while a move's long lost search runs, ``finished``."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from terrace.wire.views import view_changes
 from ..vocab import Finish, Goal, Status
 from .places import Standing
 from .rules import KEEP_ANSWERS
+from .states import SEAT, Machine, SeatEvent, SeatState
 
 
 @dataclass
@@ -49,10 +53,32 @@ class Seat:
     # seq -> ``view`` as it was before that move, beside its kept answer: its changes are worked
     # out only for a player who takes them (``changes``)
     before: dict[int, View | bytes | None] = field(default_factory=dict)
+    machine: Machine[SeatState, SeatEvent] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # a seat made with its game (a daily ghost's) is playing from the start
+        self.machine = Machine(SEAT, "waiting" if self.game is None else "playing", f"seat {self.id}")
 
     @property
     def id(self) -> str:
         return str(self.player["id"])
+
+    @property
+    def state(self) -> SeatState:
+        return self.machine.state
+
+    def fire(self, event: SeatEvent) -> None:
+        self.machine.fire(event)
+
+    def dealt(self, game: Game) -> None:
+        self.game = game
+        self.machine.fire("dealt")
+
+    def end(self, finish: Finish, at: int) -> None:
+        """The player's race is over for ``finish`` at race time ``at`` (a bug if it already was)."""
+        self.machine.fire("finished")
+        self.finish, self.finish_ms = finish, at
+        self.grace_until = None
 
     @property
     def score(self) -> int:

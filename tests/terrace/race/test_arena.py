@@ -10,7 +10,6 @@ from terrace.errors import ProtocolError
 from terrace.race.arena import (
     Arena,
     Changed,
-    IllegalTransition,
     Pair,
     Schedule,
     Unpair,
@@ -67,12 +66,6 @@ def test_ticks_pair_everyone_at_the_start_and_unpair_at_the_end() -> None:
     assert arena.tick(SPEC.ends_ms) == [Changed("finished"), Unpair(("a", "b"))]
     assert arena.next_at() is None
     assert arena.tick(SPEC.ends_ms + 5) == []
-
-
-def test_a_finished_arena_cannot_run_again() -> None:
-    arena = Arena.restore(SPEC, [], [], SPEC.ends_ms)
-    with pytest.raises(IllegalTransition):
-        arena._to("running")
 
 
 def test_joining_a_running_arena_pairs_at_once_and_an_upcoming_one_waits() -> None:
