@@ -1,11 +1,13 @@
 """The server process: its parts wired together, started and stopped.
 
-:class:`RaceServer` builds the parts (each in its own module: accounts, the races
-not over yet (:mod:`.registry`), matchmaking, who hears what (:mod:`.audience`),
-finished records (:mod:`.archive`), the move log (:mod:`.journal`), taking races on
-from logs (:mod:`.adoption`), several nodes (:mod:`.nodes`)), listens for websockets
-(:mod:`.endpoint`) and plain HTTP (:mod:`.http`) on one port, watches the store's
-health, and stops gracefully.
+:class:`RaceServer` builds every part in its constructor (the rooms' parts: accounts,
+the races not over yet, matchmaking, who hears what, finished records, the move log,
+taking races on from logs, the features, and, when it is one node of many, its
+leases, node events and the shared queue); :meth:`RaceServer.start` only reaches the
+store, binds the port and starts the background work, each job a
+:func:`server.periodic.repeat`. It listens for websockets (:mod:`server.transport.endpoint`)
+and plain HTTP (:mod:`server.transport.http`) on one port, watches the store's health,
+and stops gracefully.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from server.handlers.lobby import LobbyRequests
 from server.handlers.players import PlayerRequests
 from server.handlers.racing import RaceRequests
 from server.metrics import Metrics
+from server.periodic import repeat
 from server.players.accounts import Accounts
 from server.players.fairplay import FairPlay
 from server.players.leaderboards import Leaderboards
@@ -78,8 +81,13 @@ class RaceServer:
         self.fairplay = FairPlay(self.store, config)
         self.leaderboards = Leaderboards(self.store, self.fairplay)
         self.audience = Audience(self.accounts)
-        self.journal = Journal(self.store, self.accounts)
-        self.archive = Archive(self.store, self.journal, self.leaderboards, self.audience)
+        # one node of many (a public URL on a shared store): leases, events and one queue for all
+        shared_store = bool(config.public_url) and not isinstance(self.store, MemoryStore)
+        self.cluster = Cluster(self.store, config.public_url) if shared_store else None
+        self.journal = Journal(
+            self.store, self.accounts, node=None if self.cluster is None else self.cluster.node
+        )
+        self.archive = Archive(self.store, self.journal, self.leaderboards, self.audience, self.cluster)
         self.registry = Registry(
             config,
             self.accounts,
@@ -88,11 +96,22 @@ class RaceServer:
             self.journal,
             Searches(self.executor),
             self.metrics,
+            self.cluster,
         )
-        self.matchmaking = Matchmaking(config, self.registry)
-        self.adoption = Adoption(self.registry, self.journal, self.accounts)
+        self.shared = (
+            None
+            if self.cluster is None
+            else SharedQueue(
+                config=config, registry=self.registry, accounts=self.accounts, cluster=self.cluster
+            )
+        )
+        self.matchmaking = Matchmaking(config, self.registry, self.shared)
+        self.adoption = Adoption(self.registry, self.journal, self.accounts, self.cluster)
         self.attempts = Attempts(config, self.store, self.registry, self.archive)
-        self.daily = Daily(config, self.store, self.registry, self.audience, self.attempts, self.fairplay)
+        publish = None if self.cluster is None else self._publish
+        self.daily = Daily(
+            config, self.store, self.registry, self.audience, self.attempts, self.fairplay, publish=publish
+        )
         self.challenges = Challenges(self.store, self.registry, self.attempts)
         self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
         races = RaceRequests(self.registry, self.audience, self.archive, self.adoption, self.store)
@@ -113,7 +132,6 @@ class RaceServer:
             self.dispatcher.add(room.handlers(), room.ANONYMOUS)
         # every request the protocol checks has its handler, and no handler waits for an unchecked one
         assert set(self.dispatcher.table) == set(REQUESTS), set(self.dispatcher.table) ^ set(REQUESTS)
-        self.cluster: Cluster | None = None
         self.guard = Guard(config, self.metrics)  # sockets per address from accept; buckets per address
         self.connections: set[Connection] = set()
         self._server: Server | None = None
@@ -124,8 +142,9 @@ class RaceServer:
     # ----- lifecycle ----------------------------------------------------------------
 
     async def start(self) -> None:
-        """Reach the store, bind the port, take the races on, then accept connections. A server that
-        cannot reach its store (StoreDown) or bind its port (OSError) stops before it changes anything."""
+        """Reach the store, bind the port, take the races on, start the background work, then
+        accept connections. A server that cannot reach its store (StoreDown) or bind its port
+        (OSError) stops before it changes anything."""
         await self.store.ping()
         self._server = await serve(
             self._connection,
@@ -143,33 +162,31 @@ class RaceServer:
             start_serving=False,
         )
         self.port = next(iter(self._server.sockets)).getsockname()[1]
-        loop = asyncio.get_running_loop()
-        if self.config.public_url and not isinstance(self.store, MemoryStore):  # one node of many
-            self.cluster = Cluster(self.store, self.config.public_url)
-            self.registry.cluster = self.archive.cluster = self.adoption.cluster = self.cluster
-            self.journal.node = self.cluster.node
-            shared = SharedQueue(
-                config=self.config, registry=self.registry, accounts=self.accounts, cluster=self.cluster
-            )
-            self.matchmaking.shared = shared
-            self._tasks.append(loop.create_task(shared.run()))
+        if self.cluster is not None:
+            assert self.shared is not None
+            self._run(self.shared.run())
             self.cluster.start()
-            self.daily.publish = lambda event: self._spawn(self.store.publish(event))
-            listening = loop.create_future()
-            self._tasks.append(loop.create_task(self._hear_nodes(listening)))
+            listening = asyncio.get_running_loop().create_future()
+            self._run(
+                repeat(lambda: self._hear_nodes(listening), RENEW_EVERY, what="node events", first=True)
+            )
             await asyncio.wait([listening], timeout=2.0)
         # races that were running when the last server stopped: their replay holds the door for
         # at most restore_budget seconds, the rest replays while connections are served
         self._tasks.append(await self.adoption.restore_all(self.config.restore_budget))
         if self.cluster is not None:
-            self._tasks.append(loop.create_task(self._tend_races()))
-        self._tasks.append(loop.create_task(self._watch_store()))
+            self._run(repeat(self._tend_races, RENEW_EVERY, what="leases"))
+        self._run(repeat(self._check_store, STORE_CHECK, what="store health", outage=logging.ERROR))
         if self.config.daily_prepare > 0:
-            self._tasks.append(loop.create_task(self.daily.prepare()))
-        self._tasks.append(loop.create_task(self.arenas.run()))
-        self._tasks.append(loop.create_task(self.metrics.watch_loop()))
+            self._run(self.daily.prepare())
+        self._run(self.arenas.run())
+        self._run(self.metrics.watch_loop())
         self.metrics.watch_gc()
         await self._server.start_serving()
+
+    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run background work until the server stops."""
+        self._tasks.append(asyncio.get_running_loop().create_task(work))
 
     @property
     def url(self) -> str:
@@ -197,63 +214,44 @@ class RaceServer:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    async def _watch_store(self) -> None:
-        """Ping the store every second: /healthz says when it is down, and when it is back."""
-        while True:
-            await asyncio.sleep(STORE_CHECK)
-            try:
-                async with asyncio.timeout(STORE_CHECK):  # a frozen store is a store down
-                    await self.store.ping()
-            except (StoreDown, TimeoutError) as exc:
-                if self.store_down is None:
-                    log.error("store down: %s", exc)
-                self.store_down = str(exc) or "unreachable"
-                continue
-            if self.store_down is not None:
-                log.info("store back")
-            self.store_down = None
+    async def _check_store(self) -> None:
+        """Ping the store (every STORE_CHECK seconds): /healthz says when it is down, and when it
+        is back. A frozen store is a store down."""
+        try:
+            async with asyncio.timeout(STORE_CHECK):
+                await self.store.ping()
+        except (StoreDown, TimeoutError) as exc:
+            self.store_down = str(exc) or "unreachable"
+            raise StoreDown(self.store_down) from exc
+        self.store_down = None
 
     async def _hear_nodes(self, listening: asyncio.Future[None]) -> None:
-        """Forward the other nodes' race events to our spectators and subscribers."""
+        """Forward the other nodes' race events to our spectators and subscribers, for as long as
+        the subscription lasts (``repeat`` subscribes again after a failure)."""
         assert self.cluster is not None
         me = self.cluster.node
-        while True:
-            try:
-                events = self.store.events()
-                async with contextlib.aclosing(events):
-                    await anext(events)  # the subscription is live
-                    if not listening.done():
-                        listening.set_result(None)
-                    async for event in events:
-                        race_id = event.get("race")
-                        if "daily" in event:  # a daily board another node changed
-                            d = event["daily"]
-                            self._spawn(self.daily.boards.changed(d["variant"], d["day"], d["pool"]))
-                            continue
-                        if "to" in event:  # players of ours another node matched into its race
-                            told(self.accounts, event)
-                            continue
-                        # a race adopted here: the old owner's late news is stale
-                        if event.get("node") != me and race_id not in self.registry.drivers:
-                            self.audience.remote(str(race_id), event["msg"])
-            except StoreDown as exc:
-                log.warning("node events unheard (%s); listening again", exc)
-                await asyncio.sleep(RENEW_EVERY)
-            except Exception:
-                log.exception("node events failed; listening again")
-                await asyncio.sleep(RENEW_EVERY)
+        events = self.store.events()
+        async with contextlib.aclosing(events):
+            await anext(events)  # the subscription is live
+            if not listening.done():
+                listening.set_result(None)
+            async for event in events:
+                race_id = event.get("race")
+                if "daily" in event:  # a daily board another node changed
+                    d = event["daily"]
+                    self._spawn(self.daily.boards.changed(d["variant"], d["day"], d["pool"]))
+                    continue
+                if "to" in event:  # players of ours another node matched into its race
+                    told(self.accounts, event)
+                    continue
+                # a race adopted here: the old owner's late news is stale
+                if event.get("node") != me and race_id not in self.registry.drivers:
+                    self.audience.remote(str(race_id), event["msg"])
 
     async def _tend_races(self) -> None:
-        """Renew our leases and adopt the races of dead nodes, every RENEW_EVERY seconds."""
-        while True:
-            await asyncio.sleep(RENEW_EVERY)
-            try:
-                await self.adoption.tend()
-                await self._catch_up()
-            except StoreDown as exc:
-                log.warning("leases not renewed (%s)", exc)
-            except Exception:
-                log.exception("lease renewal failed")
+        """Renew our leases and adopt the races of dead nodes (every RENEW_EVERY seconds)."""
+        await self.adoption.tend()
+        await self._catch_up()
 
     async def _catch_up(self) -> None:
         """Spectators here of races other nodes run: push the store's summary and standings when
@@ -295,6 +293,10 @@ class RaceServer:
         self.registry.disconnected(player)
         if player.race is None:
             self.accounts.forget(player)
+
+    def _publish(self, event: Mapping[str, Any]) -> None:
+        """Tell every node (a daily board changed), in the background."""
+        self._spawn(self.store.publish(dict(event)))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

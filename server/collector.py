@@ -12,8 +12,9 @@ CPython's own brake: none until the oldest generation has grown by a quarter sin
 
 from __future__ import annotations
 
-import asyncio
 import gc
+
+from server.periodic import repeat
 
 GROWTH = 1.25  # a full collection waits until the oldest generation is this much larger
 
@@ -48,6 +49,8 @@ class Collector:
 
     async def run(self, every: float) -> None:
         """Collect every ``every`` seconds, for ever."""
-        while True:
-            await asyncio.sleep(every)
+
+        async def collect() -> None:
             self.collect()
+
+        await repeat(collect, every, what="young collections")

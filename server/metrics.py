@@ -20,6 +20,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.utils import floatToGoString
 
+from server.periodic import repeat
+
 # Move handling is sub-millisecond unless the lost search runs (up to ~0.5 s).
 MOVE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 # A stall of the event loop holds every connection's next answer: most are well under a
@@ -111,10 +113,14 @@ class Metrics:
         """Observe how late the loop wakes a sleep of LAG_EVERY seconds, for ever: a stall
         (a long collection, a handler that did not yield) shows as lag."""
         loop = asyncio.get_running_loop()
-        while True:
-            due = loop.time() + LAG_EVERY
-            await asyncio.sleep(LAG_EVERY)
+        due = loop.time() + LAG_EVERY
+
+        async def observe() -> None:
+            nonlocal due
             self.loop_lag.observe(max(0.0, loop.time() - due))
+            due = loop.time() + LAG_EVERY  # repeat's next wait starts now
+
+        await repeat(observe, LAG_EVERY, what="loop lag")
 
 
 class MoveTally:

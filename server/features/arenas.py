@@ -30,6 +30,7 @@ from typing import Any
 
 from server.config import Config
 from server.handlers.dispatch import Handler
+from server.periodic import repeat
 from server.players.accounts import Accounts, Player
 from server.races.driver import RaceDriver
 from server.races.matchmaking import Matchmaking, QueueKey
@@ -292,14 +293,8 @@ class Arenas:
     # ----- the node's tick -----------------------------------------------------------
 
     async def run(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except StoreDown as exc:
-                log.warning("arenas not tended (%s)", exc)
-            except Exception:
-                log.exception("arenas failed; trying again")
-            await asyncio.sleep(TICK)
+        """Tend every arena this node knows of, every TICK seconds, for as long as the node runs."""
+        await repeat(self.tick, TICK, what="arenas", first=True)
 
     async def tick(self) -> None:
         now = now_ms()

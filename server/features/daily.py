@@ -81,6 +81,7 @@ class Daily:
         fairplay: FairPlay,
         executor: Executor | None = None,
         clock: Callable[[], float] = time.time,
+        publish: Callable[[Message], None] | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -91,7 +92,7 @@ class Daily:
         self.clock = clock
         self.deals = DailyDeals(config, store, lambda: self.today(), executor)
         self.boards = DailyBoards(store, attempts, audience)
-        self.publish: Callable[[Message], None] | None = None  # one node of many: tell the others
+        self.publish = publish  # one node of many: tell the others
         self._revealed: set[tuple[str, str]] = set()  # (variant, day): told, for good
         registry.owners["daily"] = self.over
         attempts.told["daily"] = lambda owner: self.revealed(str(owner["variant"]), str(owner["day"]))

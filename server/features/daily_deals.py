@@ -18,7 +18,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from server.config import Config
-from server.store import Store
+from server.periodic import repeat
+from server.store import Store, StoreDown
 from terrace.errors import ProtocolError
 from terrace.race.daily import DailyDeal, draw, shift
 from terrace.rules.variants import VARIANTS
@@ -90,15 +91,18 @@ class DailyDeals:
 
     async def prepare(self) -> None:
         """Draw today's and tomorrow's deals of every variant, every ``daily_prepare`` seconds."""
-        while True:
-            today = self.today()
-            for variant in VARIANTS:
-                for day in (today, shift(today, 1)):
-                    try:
-                        await self.deal(variant, day)
-                    except Exception:
-                        log.exception("daily %s %s not drawn yet", variant, day)
-            await asyncio.sleep(self.config.daily_prepare)
+        await repeat(self._prepare, self.config.daily_prepare, what="daily deals", first=True)
+
+    async def _prepare(self) -> None:
+        today = self.today()
+        for variant in VARIANTS:  # one deal not drawn does not hold up the others
+            for day in (today, shift(today, 1)):
+                try:
+                    await self.deal(variant, day)
+                except StoreDown:
+                    raise  # said once for the whole outage, by repeat
+                except Exception:
+                    log.exception("daily %s %s not drawn yet", variant, day)
 
     def close(self) -> None:
         """At shutdown: stop the drawing worker (a draw under way may take minutes: it is drawn

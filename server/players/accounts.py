@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, cast
 
-from server.players import names
+from server import names
 from server.store import Account, Store
 from terrace.errors import ProtocolError
 from terrace.vocab import Kind

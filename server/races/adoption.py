@@ -32,11 +32,13 @@ log = logging.getLogger("terrace.server")
 
 
 class Adoption:
-    def __init__(self, registry: Registry, journal: Journal, accounts: Accounts) -> None:
+    def __init__(
+        self, registry: Registry, journal: Journal, accounts: Accounts, cluster: Cluster | None = None
+    ) -> None:
         self.registry = registry
         self.journal = journal
         self.accounts = accounts
-        self.cluster: Cluster | None = None
+        self.cluster = cluster
         self._lock = asyncio.Lock()
         # running races claimed at start whose log is not replayed yet, in the order they replay
         self.unreplayed: dict[str, Saved] = {}

@@ -32,13 +32,18 @@ T = TypeVar("T")
 
 class Archive:
     def __init__(
-        self, store: Store, journal: Journal, leaderboards: Leaderboards, audience: Audience
+        self,
+        store: Store,
+        journal: Journal,
+        leaderboards: Leaderboards,
+        audience: Audience,
+        cluster: Cluster | None = None,
     ) -> None:
         self.store = store
         self.journal = journal
         self.leaderboards = leaderboards
         self.audience = audience
-        self.cluster: Cluster | None = None  # one node of many: tell the others once a record is kept
+        self.cluster = cluster  # one node of many: tell the others once a record is kept
         self._unsaved: dict[str, Message] = {}  # records on their way to the store
         self._saving: set[asyncio.Task[None]] = set()
 

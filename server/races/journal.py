@@ -35,10 +35,10 @@ class Saved:
 
 
 class Journal:
-    def __init__(self, store: Store, accounts: Accounts) -> None:
+    def __init__(self, store: Store, accounts: Accounts, node: str | None = None) -> None:
         self.store = store
         self.accounts = accounts
-        self.node: str | None = None  # one node of many: appends only while no other node owns the race
+        self.node = node  # one node of many: appends only while no other node owns the race
 
     async def save_meta(self, race_id: str, meta: Message) -> None:
         """Raises StoreDown."""

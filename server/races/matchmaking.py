@@ -58,11 +58,11 @@ class Queue(Protocol):
 
 
 class Matchmaking:
-    def __init__(self, config: Config, registry: Registry) -> None:
+    def __init__(self, config: Config, registry: Registry, shared: Queue | None = None) -> None:
         self.config = config
         self.registry = registry
         self.queues: dict[QueueKey, Waiting] = {}
-        self.shared: Queue | None = None  # one node of many: the deployment's one queue
+        self.shared = shared  # one node of many: the deployment's one queue
         self.reserve = Reserve(
             registry.searches.executor,
             config.winnable_seconds,

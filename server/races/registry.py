@@ -61,6 +61,7 @@ class Registry:
         journal: Journal,
         searches: Searches,
         metrics: Metrics,
+        cluster: Cluster | None = None,
     ) -> None:
         self.config = config
         self.accounts = accounts
@@ -71,7 +72,7 @@ class Registry:
         self.metrics = metrics
         # winnable deals drawn on demand: in turn, one address after another (server.winnable)
         self.draws = Draws(searches.executor, config.search_workers - 1)
-        self.cluster: Cluster | None = None  # one node of many: see server.nodes
+        self.cluster = cluster  # one node of many: see server.races.nodes
         self.drivers: dict[str, RaceDriver] = {}  # races not over yet
         self.made_by: dict[str, tuple[str, str]] = {}  # unstarted race id -> its creator's id and address
         # who takes a race at its end instead of the archive, by the ``kind`` of its owner

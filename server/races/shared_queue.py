@@ -18,18 +18,17 @@ drawn as soon as the node sees the queue): the group's race is made on that deal
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 from server.config import Config
+from server.periodic import repeat
 from server.players.accounts import Accounts, Player
 from server.races.matchmaking import QueueKey, matched, pairs_now, wait_of
 from server.races.nodes import Cluster
 from server.races.registry import Registry
 from server.races.winnable import Drawn, Reserve
-from server.store import StoreDown
 
 log = logging.getLogger("terrace.server")
 
@@ -81,17 +80,9 @@ class SharedQueue:
             await self.store.queue_take(queue_name(key), player.id)
 
     async def run(self) -> None:
-        """Take every due group out of every queue, now and then, for as long as the node runs."""
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._due.wait(), self.every)
-            self._due.clear()
-            try:
-                await self.match()
-            except StoreDown as exc:
-                log.warning("queues not matched (%s)", exc)
-            except Exception:
-                log.exception("matching failed")
+        """Take every due group out of every queue, now and then (at once when someone queues
+        here), for as long as the node runs."""
+        await repeat(self.match, self.every, what="shared queue", wake=self._due)
 
     async def match(self) -> None:
         names = await self.store.queues()

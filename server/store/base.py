@@ -9,7 +9,7 @@ implement it and one contract test suite (``tests/server/test_store.py``) runs a
 What a store keeps:
 
 - accounts (names unique without regard to case or look-alike characters, see
-  :mod:`server.players.names`; found by id, name or token hash);
+  :mod:`server.names`; found by id, name or token hash);
 - finished race records, the newest ``keep_records`` of them;
 - leaderboards with Redis sorted-set semantics: string members, float scores, ties ordered
   by member (ascending boards ascending by member, descending boards descending by member),

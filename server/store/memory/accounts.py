@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.players import names
+from server import names
 from server.store.base import (
     Account,
 )
@@ -15,9 +15,7 @@ from server.store.memory.base import MemoryBase
 class MemoryAccounts(MemoryBase):
     def _init_accounts(self, max_sessions: int) -> None:
         self._accounts: dict[str, Account] = {}  # id -> account
-        self._by_name: dict[
-            str, str
-        ] = {}  # name key (server.players.names: case and look-alikes folded) -> id
+        self._by_name: dict[str, str] = {}  # name key (server.names: case and look-alikes folded) -> id
         self._by_token: dict[str, str] = {}  # token hash -> id
         self._sessions: dict[str, tuple[bytes, float]] = {}  # hash -> (data, clock() expiry)
         self._sweep_at = 64

@@ -9,7 +9,7 @@ key                                        type    content
 ``{acct}:account-name:<casefolded name>``  string  account id; SET NX in the script that adds an
                                                    account: two nodes cannot both take a name
 ``{acct}:account-look:<name key>``         string  account id, one per look-alike key of the name
-                                                   (server.players.names): ``AIice`` cannot join ``Alice``
+                                                   (server.names): ``AIice`` cannot join ``Alice``
 ``{acct}:account-token:<token hash>``      string  account id
 ``session:<token hash>``                   string  who the session is; expires (PX)
 =========================================  ======  ==============================================
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.players import names
+from server import names
 from server.store.base import (
     Account,
 )
@@ -69,7 +69,7 @@ class RedisAccounts(RedisBase):
         ]
 
     async def account_by_name(self, name: str) -> Account | None:
-        """The account named ``name``, or one whose name looks like it (server.players.names)."""
+        """The account named ``name``, or one whose name looks like it (server.names)."""
         with guard():
             found: list[bytes | str | None] = await self._r.mget(self._name_keys(name))
         aid = next((a for a in found if a is not None), None)
