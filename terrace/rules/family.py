@@ -8,6 +8,9 @@ Terrace family"). Every rules version plays these three alike.
 Move generation indexes what every foundation and pile top will accept by a
 small integer key, so a position's moves cost one dictionary lookup per
 available card instead of trying every source against every target.
+
+Kept as one module (about 410 lines): the move index, the moves, what each move does and
+why a move is refused all read the one numbering of places and must change together.
 """
 
 from __future__ import annotations

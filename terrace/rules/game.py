@@ -14,7 +14,7 @@ with a name used by the notation. A move is a pair of place indices
 Shuffle moves only relocate one card between places, so the lost search walks
 positions by relocating cards and putting them back, never copying the game.
 
-Kept as one module (about 420 lines): the move machinery and the lost search share
+Kept as one module (about 480 lines): the move machinery and the lost search share
 the position representation and its undo, which must stay in step.
 """
 

@@ -30,6 +30,10 @@ back as the stock). When a safe move exists it is the only move tried.
 filling or making a gap, packing the waste, pile tops home, turning the
 stock, other pile moves, and the recycle last. Foundation moves whose targets
 are alike, and several gaps for one card, are tried once.
+
+Kept as one module (about 620 lines): the keys, the safe-move rule and the order are one
+argument about which positions are alike and which moves need not be tried; each leans on
+the others' details (card classes, interchangeable foundations), so they are read together.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ requests as they arrive.
     answer = cast(RacesAnswer, await link.ask("races"))
     answer["finished"]  # a key of the answer; answer["recent"] is a type error
 
-Kept as one module (about 390 lines): it is a catalogue, one short type per
+Kept as one module (about 450 lines): it is a catalogue, one short type per
 message, meant to be read beside PROTOCOL.md.
 """
 
