@@ -19,6 +19,7 @@ from typing import Any
 
 import terrace
 from terrace import IllegalMove
+from terrace.rules.news import news
 
 from .render import plural
 from .table import Outcome, View
@@ -154,28 +155,3 @@ class PracticeTable:
                 planner.second_pass = list(self._recycled)
             self._planner = planner
         return self._planner
-
-
-def news(events: list[dict[str, Any]]) -> str:
-    """What a move did worth telling a person, from the engine's events ("" when nothing)."""
-    said: list[str] = []
-    for event in events:
-        kind = event.get("type")
-        if kind == "base":
-            rank = "10" if event.get("rank") == "T" else str(event.get("rank"))
-            said.append(f"Base {rank}: every foundation starts with a {rank}.")
-        elif kind == "terrace_cleared":
-            said.append("Terrace cleared!")
-        elif kind == "recycled":
-            said.append("Waste turned over: the last pass, play each card before the next.")
-        elif kind == "gap_filled":
-            said.append(f"Pile {event.get('pile')} filled from the stock.")
-        elif kind == "redealt":
-            said.append(f"Deal {event.get('deal')} begins.")
-        elif kind == "game_over":
-            said.append(
-                "You won!"
-                if event.get("status") == "won"
-                else "No card can go home any more: the game is lost."
-            )
-    return " ".join(said)

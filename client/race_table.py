@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from link import Connection, HelloRefused, News, Refused, Session
+from terrace.rules.news import news
 from terrace.wire.conversation import Message
 
 from . import config
@@ -158,14 +159,14 @@ class RaceTable:
             return Outcome(False, message=str(answer.get("message", answer.get("code"))))
         self.seq, self._view, self._legal = answer["seq"], answer["view"], answer["legal"]
         self._mine_as_moved()
-        news = _news(answer.get("events", []))
+        said = news(answer.get("events", []))
         if answer.get("finish"):
             self.my_finish = {
                 "goal": "goal reached!",
                 "stuck": "stuck (no card can go home any more: the game is lost)",
             }.get(answer["finish"], answer["finish"])
         self.on_change()
-        return Outcome(True, move=answer["move"], message=news, events=answer.get("events", []))
+        return Outcome(True, move=answer["move"], message=said, events=answer.get("events", []))
 
     def _mine_as_moved(self) -> None:
         """Our own standings row as of the move just answered: the next standings push may be a
@@ -200,16 +201,6 @@ class RaceTable:
             return str(answer.get("message"))
 
         return {"resign": resign, "leave": leave}
-
-
-def _news(events: list[Message]) -> str:
-    words = {
-        "terrace_cleared": "Terrace cleared!",
-        "game_over": "Game over.",
-        "recycled": "Waste turned over.",
-        "redealt": "Redealt.",
-    }
-    return " ".join(words[e["type"]] for e in events if e.get("type") in words)
 
 
 def hello_fields(args: argparse.Namespace) -> dict[str, Any]:

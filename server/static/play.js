@@ -3,6 +3,7 @@
 // targets from the server's list, refusals with the server's reason, the clock and standings.
 // The session is kept in localStorage, so a reload (or a dropped connection) resumes the race.
 import { drawBoard } from "./board.js";
+import { news } from "./news.js";
 import { clock, el, goalsOf, message, ratedNote, select, standingsTable, VARIANTS, who } from "./ui.js";
 
 const store = {
@@ -173,7 +174,7 @@ export function mount(main, joinId, conn) {
       return drawRacing();
     }
     Object.assign(g, { view: a.view, legal: a.legal, seq: a.seq, last: a.move, finish: a.finish || g.finish });
-    say(a.finish ? `You finished: ${a.finish}.` : `Played ${a.move}.`);
+    say([a.finish ? `You finished: ${a.finish}.` : `Played ${a.move}.`, news(a.events)].filter(Boolean).join(" "));
     drawRacing();
   };
 

@@ -11,6 +11,7 @@ from client import practice
 from client.practice import PracticeTable
 from client.render import board, to_text
 from client.table import Table
+from terrace.rules.news import news
 
 
 def test_a_practice_table_is_a_table_with_a_title_and_no_standings() -> None:
@@ -119,6 +120,12 @@ async def test_the_hint_is_one_of_the_legal_moves() -> None:
     assert said.startswith("Hint: ") and said.removeprefix("Hint: ") in table.legal()
     louis = PracticeTable("louis", 1)
     assert await louis.commands()["hint"]() == "Hint: S-a"
+
+
+async def test_practice_says_a_move_in_the_words_an_online_race_says_it() -> None:
+    table = PracticeTable("terrace", 7)
+    outcome = await table.move("2f")
+    assert outcome.message == news(outcome.events) == "Base 10: every foundation starts with a 10."
 
 
 async def test_the_hint_follows_signoras_recycle() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from client.race_table import RaceTable
 from server.app import RaceServer
 from terrace import REASONS
+from terrace.rules.news import news
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]
@@ -44,6 +45,7 @@ async def test_a_legal_move_shows_the_servers_view_and_an_illegal_one_its_reason
     assert (alice.view(), alice.legal(), alice.seq) == before
     done = await alice.move("1f")
     assert done.ok and done.move == "1-F1"
+    assert done.message == news(done.events) and done.message.startswith("Base ")  # practice's words
     assert alice.seq == 1 and alice.view()["phase"] == "play" and alice.view()["foundations"]["F1"]
     assert "S-W" in alice.legal()
     await alice.close()

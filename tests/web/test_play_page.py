@@ -112,6 +112,9 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
             else:
                 await _click_move(page, move)
             await _next_seq(page, seq or "")
+            if clicks == 0:  # the base: said in the core's words (terrace.rules.news), as the terminal does
+                said = await page.locator("#note").inner_text()
+                assert said.startswith(f"Played {move}. Base ") and "every foundation starts with" in said
         except PlaywrightTimeout:
             if await page.locator("#result").count() or await page.locator("#my-finish").count():
                 continue  # the clock ended the race under our fingers
