@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from server.app import RaceServer
+from tests.poll import eventually
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]
@@ -87,10 +88,7 @@ async def test_house_keeps_a_bot_waiting_for_a_person_and_stops_after_its_races(
     server: RaceServer, connect: Connect
 ) -> None:
     house = asyncio.create_task(_cli("house", "--server", server.url, "--bots", "random:1", "--races", "1"))
-    for _ in range(200):
-        await asyncio.sleep(0.05)
-        if server.matchmaking.queues:
-            break
+    await eventually(lambda: server.matchmaking.queues, what="the house bot in the queue")
     alice = await connect(name="alice")
     await alice.request("queue", variant="terrace")
     started = await alice.wait("started", timeout=5)

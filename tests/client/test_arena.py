@@ -15,6 +15,7 @@ from bots.sdk import play
 from client.arena import ArenaTable, arenas_table
 from server.app import RaceServer
 from terrace.race.arena import make_spec
+from tests.poll import eventually
 
 from .test_commands import _run
 
@@ -190,8 +191,8 @@ async def test_a_race_that_outlives_its_arena_ends_with_the_arena_over_not_a_nex
     try:
         await _expect(child, "move>")
         arena = await server.arenas.load("brief")
-        while time.time() * 1000 < arena.spec.ends_ms + 500:  # the arena ends while this race goes on
-            await asyncio.sleep(0.1)
+        ends = arena.spec.ends_ms + 500
+        await eventually(lambda: time.time() * 1000 >= ends, what="the arena to end while this race goes on")
         child.sendline("resign")
         await _expect(child, "Type y to resign")
         child.sendline("y")

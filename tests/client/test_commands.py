@@ -114,7 +114,12 @@ async def test_top_shows_the_boards_a_rated_race_changed(server: RaceServer) -> 
     for c in reversed(players):
         await c.request("resign", race=race)
     await players[0].wait("finished")
-    await asyncio.sleep(0.2)  # boards are written just after the race ends
+
+    async def on_the_wins_board() -> bool:  # boards are written just after the race ends
+        rows = (await players[0].request("leaderboard", board="wins", variant="terrace"))["rows"]
+        return [r["player"]["name"] for r in rows] == ["alice"]
+
+    await eventually(on_the_wins_board, what="alice on the wins board")
 
     code, out, _ = await _run("top", "wins", "--server", server.url)
     assert code == 0

@@ -28,7 +28,7 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     server: RaceServer,
 ) -> None:
     pacer = await registered(server.url, "Pacer")
-    await play_daily(pacer, moves=2, pause=0.05)  # an earlier attempt: the ghost
+    await play_daily(pacer, moves=2)  # an earlier attempt: the ghost
     commitment = (await pacer.request("daily", variant="terrace"))["commitment"]
 
     child = _spawn("register", "Solo", "--server", server.url)

@@ -10,6 +10,7 @@ from client.race_table import RaceTable
 from server.app import RaceServer
 from terrace import REASONS
 from terrace.rules.news import news
+from tests.poll import eventually
 from tests.server.wire import Client
 
 Connect = Callable[..., Awaitable[Client]]
@@ -57,10 +58,9 @@ async def test_standings_pushes_reach_the_table_and_resign_ends_it(server: RaceS
     changes: list[int] = []
     bob.on_change = lambda: changes.append(1)
     await alice.move("2f")
-    for _ in range(50):
-        await asyncio.sleep(0.02)
-        if any(r["moves"] == 1 for r in bob.standings()):
-            break
+    await eventually(
+        lambda: any(r["moves"] == 1 for r in bob.standings()), what="alice's move in bob's standings"
+    )
     assert {r["player"]["name"]: r["moves"] for r in bob.standings()} == {"alice": 1, "bob": 0}
     assert changes
     assert bob.over() is None

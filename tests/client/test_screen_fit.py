@@ -8,6 +8,7 @@ bottom bar are on screen" rather than "this text was printed at some point".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import sys
@@ -21,6 +22,7 @@ import pytest
 
 from bots.house.keeper import DEFAULT_LINEUP, House, Slot, parse_lineup
 from server.app import RaceServer
+from tests.poll import eventually
 from tests.server.conftest import FAST
 
 TERRACE = str(Path(sys.executable).parent / "terrace")
@@ -70,36 +72,32 @@ class Terminal:
 
     async def shows(self, pattern: str, timeout: float = 15) -> str:
         """Wait until the visible screen matches ``pattern``; returns the screen."""
-        deadline = time.monotonic() + timeout
-        while True:
-            text = self.text()
-            if re.search(pattern, text):
-                return text
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the screen never showed {pattern!r}; it shows:\n{text}")
-            await asyncio.sleep(0.05)
+        try:
+            return await eventually(lambda: re.search(pattern, self.text()) and self.text(), timeout=timeout)
+        except AssertionError:
+            raise AssertionError(f"the screen never showed {pattern!r}; it shows:\n{self.text()}") from None
 
     async def holds(self, check: Callable[[list[str]], bool], what: str, timeout: float = 15) -> list[str]:
         """Wait until the visible rows pass ``check`` (a redraw may come in pieces on a
         loaded machine); returns the rows."""
-        deadline = time.monotonic() + timeout
-        while True:
-            rows = self.rows()
-            if check(rows):
-                return rows
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the screen never showed {what}; it shows:\n" + "\n".join(rows))
-            await asyncio.sleep(0.05)
+        try:
+            return await eventually(lambda: check(rows := self.rows()) and rows, timeout=timeout)
+        except AssertionError:
+            raise AssertionError(f"the screen never showed {what}; it shows:\n" + self.text()) from None
 
     async def settled(self, quiet: float = 0.4, timeout: float = 10) -> None:
-        """Wait until the screen has not changed for ``quiet`` seconds (a redraw is done)."""
-        deadline = time.monotonic() + timeout
-        last, since = self.text(), time.monotonic()
-        while time.monotonic() - since < quiet and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
+        """Wait until the screen has not changed for ``quiet`` seconds (a redraw is done), or
+        ``timeout`` seconds have passed (a screen with a running clock never settles)."""
+        seen = {"text": self.text(), "since": time.monotonic()}
+
+        def still() -> bool:
             now = self.text()
-            if now != last:
-                last, since = now, time.monotonic()
+            if now != seen["text"]:
+                seen.update(text=now, since=time.monotonic())
+            return time.monotonic() - float(seen["since"]) >= quiet
+
+        with contextlib.suppress(AssertionError):
+            await eventually(still, timeout=timeout, every=0.05)
 
     def send(self, keys: str) -> None:
         self.child.send(keys)
@@ -115,10 +113,8 @@ async def house_server() -> AsyncIterator[RaceServer]:
         house = House(srv.url, [Slot("random", 3, "full")], ["terrace"])
         task = asyncio.create_task(house.run())
         try:
-            deadline = time.monotonic() + 10
-            while sum(len(w.players) for w in srv.matchmaking.queues.values()) < 3:
-                assert time.monotonic() < deadline, "house bots never queued"
-                await asyncio.sleep(0.05)
+            waiting = srv.matchmaking.queues.values
+            await eventually(lambda: sum(len(w.players) for w in waiting()) >= 3, what="house bots queued")
             yield srv
         finally:
             task.cancel()
@@ -213,6 +209,8 @@ async def test_escape_then_a_move_sends_the_move() -> None:
     try:
         await term.shows("move>")
         term.send("\x1b")
+        # the behaviour tested is Esc pressed alone and the move typed after a moment, as a person
+        # does (Esc and keys in one read are the other case, below): the moment is waited out
         await asyncio.sleep(0.2)
         term.send("3f\r")
         await term.shows("3-F1")
@@ -234,7 +232,7 @@ async def test_a_person_at_a_move_a_second_is_still_racing_default_house_bots_af
             for n, keys in enumerate(["1f\r"] + ["d\r"] * 29, 1):
                 term.send(keys)
                 await term.shows(f"{n} moves?\\b")
-                await asyncio.sleep(1.0)  # a person's move a second
+                await asyncio.sleep(1.0)  # a person's move a second: the pace is the behaviour tested
             [driver] = srv.registry.drivers.values()
             bots = [s for s in driver.race.seats.values() if s.player["kind"] == "bot"]
             assert len(bots) == 3

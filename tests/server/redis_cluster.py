@@ -13,8 +13,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ import redis
 from redis.cluster import RedisCluster as SyncCluster
 
 from tests.needs import missing
+from tests.poll import eventually_sync
 
 from .redis_server import RedisServer, free_port, require_redis_server
 
@@ -129,12 +129,8 @@ class LocalCluster:
         except (redis.RedisError, OSError):
             return False
 
-    def _until(self, check: object, what: str, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not check():  # type: ignore[operator]
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"waited {timeout} s for {what}")
-            time.sleep(0.05)
+    def _until(self, check: Callable[[], object], what: str, timeout: float = 30.0) -> None:
+        eventually_sync(check, timeout=timeout, every=0.05, what=what)
 
     def master_of(self, key: str) -> ClusterNode:
         with SyncCluster(host="127.0.0.1", port=self._live()[0].port) as c:

@@ -20,7 +20,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +28,7 @@ import pytest
 import redis
 
 from tests.needs import missing
+from tests.poll import eventually_sync
 
 SHARED_PORT = 6379
 
@@ -94,24 +94,26 @@ class RedisServer:
         if self.proc is not None and self.proc.poll() is None:
             return self
         self.proc = subprocess.Popen(self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + timeout
+        proc = self.proc
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5, socket_timeout=1)
+
+        def answers() -> bool:
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                raise RuntimeError(f"redis-server on port {self.port} exited: {err}")
+            try:
+                return bool(client.ping())
+            except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                return False
+
         try:
-            while True:
-                if self.proc.poll() is not None:
-                    err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-                    raise RuntimeError(f"redis-server on port {self.port} exited: {err}")
-                try:
-                    if client.ping():
-                        return self
-                except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
-                    pass
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"redis-server on port {self.port} did not answer PING in {timeout}s")
-                time.sleep(0.01)
+            eventually_sync(answers, timeout=timeout, what=f"redis-server on port {self.port} to answer PING")
+        except AssertionError as exc:
+            self.stop()
+            raise RuntimeError(str(exc)) from None
         finally:
             client.close()
+        return self
 
     def _end(self, sig: signal.Signals) -> None:
         proc, self.proc = self.proc, None

@@ -75,6 +75,12 @@ class Client:
 
         return await asyncio.wait_for(find(), timeout)
 
+    async def caught_up(self) -> None:
+        """Everything the server sent this client so far is in its inbox: a ``ping`` answered
+        (a connection's answers go out after the pushes queued before them). Instead of sleeping
+        before checking that something was *not* sent."""
+        assert (await self.request("ping"))["type"] == "pong"
+
     def take_all(self, type_: str) -> list[Message]:
         found = [m for m in self.inbox if m.get("type") == type_]
         self.inbox = [m for m in self.inbox if m.get("type") != type_]

@@ -114,7 +114,9 @@ async def test_with_the_default_house_every_person_who_queues_is_racing_within_1
         "house-greedy-2": "bot",
         "house-planner-1": "bot",
     }
-    await asyncio.sleep(5)  # the second person comes 5 s later, while the first race is under way
+    # the behaviour tested is the house over time at a person's pace: the second person comes 5 s
+    # later, while the first race is under way (real time, waited out)
+    await asyncio.sleep(5)
     _second, race2, waited = await _queue_and_start(server, "bea")
     assert waited < 10 and race2["race"] != race1["race"]
     assert sorted(p["kind"] for p in race2["players"]) == ["bot", "bot", "bot", "human"]  # type: ignore[attr-defined]
@@ -136,7 +138,7 @@ async def test_when_the_person_leaves_the_house_bots_finish_and_wait_again_withi
 ) -> None:
     person, started, _ = await _queue_and_start(server, "dee")
     race = str(started["race"])
-    await asyncio.sleep(1)
+    await asyncio.sleep(1)  # a second of the race at a person's pace (the behaviour tested): nobody done
     assert all(s.finish is None for s in server.registry.drivers[race].race.seats.values())
     assert (await person.request("leave", race=race))["type"] == "left"
     await eventually(lambda: race not in server.registry.drivers, timeout=5, what="the race to end")
@@ -162,7 +164,7 @@ class _Visitor(GreedyBot):
         super().start(race)
 
     async def choose(self, view: View, legal: list[str]) -> Choice:  # type: ignore[override]
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # its pace, which the house must outlast: the behaviour tested
         return None if time.monotonic() > self.until else super().choose(view, legal)
 
 
@@ -176,6 +178,7 @@ async def test_against_another_authors_bot_the_house_plays_its_games_out(
     seats = core.seats.values()
     # Well past the house's play-on time (2 s), while the visitor still races: no house
     # bot has resigned (one may be stuck at full speed; that is its game, not a resignation).
+    # The play-on time is a real timeout, so it is waited out.
     await asyncio.sleep(_Visitor.RACES_FOR - 1)
     assert [s.finish for s in seats if s.player["name"] == "visitor"] == [None]
     assert [s.finish for s in seats if s.finish == "resigned"] == []
@@ -303,7 +306,8 @@ async def test_house_bots_wait_without_telling_their_operator_they_wait(
     task = asyncio.create_task(h.run())
     try:
         await eventually(lambda: _waiting(server) == 1, what="the house bot in the queue")
-        await asyncio.sleep(1.5)  # well past the notice's 0.2 s: nothing may be said
+        # the notice is due after 0.2 s of waiting: that time is waited out (1.5 s), and nothing may be said
+        await asyncio.sleep(1.5)
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

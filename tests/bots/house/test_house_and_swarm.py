@@ -44,12 +44,14 @@ async def test_a_person_queueing_alone_races_the_house_bots_at_once(
     server: RaceServer, connect: Connect
 ) -> None:
     house = asyncio.create_task(keep_house(server.url, [Slot("random", 3)], ["terrace"], races=1))
-    for _ in range(100):  # the three house bots are waiting
-        await asyncio.sleep(0.05)
-        if sum(len(w.players) for w in server.matchmaking.queues.values()) == 3:
-            break
-    await asyncio.sleep(server.config.queue_wait)  # house bots alone never start a race
-    assert sum(len(w.players) for w in server.matchmaking.queues.values()) == 3
+
+    def waiting() -> int:
+        return sum(len(w.players) for w in server.matchmaking.queues.values())
+
+    await eventually(lambda: waiting() == 3, what="the three house bots waiting")
+    # the behaviour tested: house bots alone never start a race, however long the wait (waited out)
+    await asyncio.sleep(server.config.queue_wait)
+    assert waiting() == 3
 
     alice = await connect(name="alice")
     await alice.request("queue", variant="terrace")

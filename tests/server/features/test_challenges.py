@@ -4,7 +4,6 @@ until the creator reveals it."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from server.app import RaceServer
@@ -26,7 +25,6 @@ async def attempt(c: Client, answer: Message, moves: int) -> Message:
     started = await c.wait(lambda m: m.get("type") == "started" and m["race"] == race)
     legal = started["legal"]
     for seq in range(1, moves + 1):
-        await asyncio.sleep(0.05)
         moved = await c.request("move", race=race, seq=seq, move=legal[0])
         legal = moved["legal"]
     assert (await c.request("resign", race=race))["type"] == "resigned"
@@ -66,7 +64,8 @@ async def test_a_challenge_is_raced_later_against_ghosts_and_stays_secret_until_
     assert rematch["ghosts"] == 2
     again = await attempt(maker, rematch, moves=0)
     assert again["view"] == first["view"]
-    await asyncio.sleep(0.2)  # time for a wrongly kept rematch to land, were it kept
+    # a wrongly kept rematch would be written by the attempts' background saves: wait them out
+    await eventually(lambda: not server.daily._tasks, what="the attempts kept in the store")
     assert await both_on_the_board()  # first attempts only
 
     assert (await taker.request("record", race=first["race"]))["code"] == "no_race"

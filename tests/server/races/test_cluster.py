@@ -6,6 +6,7 @@ finished races' records. The store contract suite runs on a cluster too (``test_
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -54,15 +55,18 @@ class Player:
             if not self.legal:
                 return
             move, seq = self.legal[0], len(self.acknowledged) + 1
-            async with asyncio.timeout(30):
-                while True:
-                    answer = await self.session.request("move", race=self.race, seq=seq, move=move)
-                    if answer["type"] == "moved":
-                        break
-                    assert answer.get("code") == "store_down", answer  # a failover under way: again
-                    await asyncio.sleep(0.1)
+            sent = functools.partial(self._accepted, seq, move)
+            answer = await eventually(sent, timeout=30, every=0.1, what=f"move {seq} acknowledged")
             self.acknowledged.append(answer["move"])
             self.legal = list(answer["legal"])
+
+    async def _accepted(self, seq: int, move: str) -> Message | None:
+        """The answer to the move, or None when it was refused for a failover under way."""
+        answer = await self.session.request("move", race=self.race, seq=seq, move=move)
+        if answer["type"] == "moved":
+            return answer
+        assert answer.get("code") == "store_down", answer
+        return None
 
 
 async def _race(a: RaceServer, b: RaceServer, n: int) -> list[Player]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import os
 import subprocess
 import time
@@ -172,6 +173,7 @@ async def test_a_race_whose_time_ran_out_while_the_server_was_down_ends_by_time(
     moved = await _play(alice, race, 1, started["legal"], "1f")
     proc.kill()
     await asyncio.to_thread(proc.wait, 5)
+    # the behaviour tested: the time limit runs out while no server runs the race, so it is waited out
     await asyncio.sleep(max(0.0, started["clock"]["ends_at"] / 1000 - time.time()) + 0.1)
 
     _, url = launch()
@@ -305,11 +307,22 @@ async def test_redis_stopped_and_started_under_load_loses_no_acknowledged_move(
         players = [await _registered(srv.url, name) for name in ("ann", "ben", "cat", "dot")]
         race, starts = await _race(players)
         acknowledged: dict[str, list[str]] = {}
-        refused = 0
+        refused = made = 0
         outage = asyncio.Event()
 
-        async def player(c: Client, started: Message) -> None:
+        async def sent(c: Client, seq: int, choice: str) -> Message | None:
+            """The answer to the move, or None (counted) when the store is down."""
             nonlocal refused
+            answer = await c.request("move", race=race, seq=seq, move=choice)
+            if answer["type"] == "moved":
+                return answer
+            assert answer["code"] == "store_down", answer
+            refused += 1
+            outage.set()
+            return None
+
+        async def player(c: Client, started: Message) -> None:
+            nonlocal made
             legal, seq, last, moves = started["legal"], 0, "", []
             while len(moves) < 60 and legal:
                 back = "-".join(reversed(last.split("-")))
@@ -320,14 +333,10 @@ async def test_redis_stopped_and_started_under_load_loses_no_acknowledged_move(
                     or [m for m in legal if m != back]
                     or legal
                 )[0]
-                while True:  # the same seq until it is acknowledged
-                    answer = await c.request("move", race=race, seq=seq + 1, move=choice)
-                    if answer["type"] == "moved":
-                        break
-                    assert answer["code"] == "store_down", answer
-                    refused += 1
-                    outage.set()
-                    await asyncio.sleep(0.05)
+                # the same seq until it is acknowledged
+                send = functools.partial(sent, c, seq + 1, choice)
+                answer = await eventually(send, timeout=30, every=0.05, what="the move acknowledged")
+                made += 1
                 seq, legal, last = answer["seq"], answer["legal"], answer["move"]
                 moves.append(answer["move"])
                 if answer.get("finish"):
@@ -335,10 +344,10 @@ async def test_redis_stopped_and_started_under_load_loses_no_acknowledged_move(
             acknowledged[c.player["name"]] = moves  # type: ignore[attr-defined]
 
         tasks = [asyncio.create_task(player(c, s)) for c, s in zip(players, starts, strict=True)]
-        await asyncio.sleep(0.05)
+        await eventually(lambda: made >= 4, what="moves made before the outage")
         own_redis.stop()
         await asyncio.wait_for(outage.wait(), 5)
-        await asyncio.sleep(0.3)
+        await eventually(lambda: refused >= 8, what="moves refused during the outage")
         own_redis.start()
         await asyncio.wait_for(asyncio.gather(*tasks), 30)
         assert refused > 0

@@ -418,6 +418,8 @@ async def test_house_bots_on_one_node_keep_a_persons_pace_in_a_race_another_node
         started = await person.push("started", timeout=20)
         race = started["race"]
         owner = a if race in a.registry.drivers else b
+        # the behaviour tested is what the bots do while time passes with the person idle: they gave
+        # up 2 s in when the bug was there, so 4 s of real time are waited out
         await asyncio.sleep(4.0)  # the person has not moved: the bots must still be racing
         seats = owner.registry.drivers[race].race.seats.values()
         assert [s.finish for s in seats if s.player["kind"] == "bot"] == [None, None, None]

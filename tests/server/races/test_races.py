@@ -17,6 +17,7 @@ import pytest
 import terrace
 import terrace.rules.game
 from server.app import RaceServer
+from server.races.driver import now_ms
 from terrace.rules.deal import commitment
 from terrace.wire.protocol import JSON, MSGPACK, decode
 from tests.poll import eventually
@@ -425,13 +426,15 @@ async def test_time_limit_ends_the_race_and_unfinished_players_finish_on_time(co
 
 
 async def test_the_base_card_counts_as_a_foundation_move_for_the_last_card_home_tie_break(
-    connect: Connect,
+    connect: Connect, server: RaceServer
 ) -> None:
     # The placing rule (terrace.race.places): the rest are placed by score, then terrace cards left, then the
     # time of their last foundation move. Choosing the base puts a card on F1.
     race, (a, b), _ = await open_race(connect, [MSGPACK, JSON])
     first = await a.request("move", race=race, seq=1, move="1-F1")
-    await asyncio.sleep(0.05)
+    core = server.registry.drivers[race].race
+    at = core.seats[player_id(a)].last_home_ms
+    await eventually(lambda: core.race_time(now_ms()) > at, what="the race clock past a's move")
     second = await b.request("move", race=race, seq=1, move="1-F1")
     assert first["view"] == second["view"] and first["view"]["score"] == 1
     assert (await a.request("resign", race=race))["type"] == "resigned"
@@ -568,7 +571,10 @@ async def test_seats_reaching_the_same_position_share_one_lost_search(
     moves = [asyncio.create_task(c.request("move", race=race_id, seq=1, move=SLOW_MOVE)) for c in (a, b)]
     searches = server.registry.searches
     await eventually(lambda: searches._running, what="the lost search to start")
-    await asyncio.sleep(0.05)  # both moves wait on the search by now
+    seats = race.seats.values()
+    await eventually(
+        lambda: {s.state for s in seats} == {"searching"}, what="both moves waiting on the search"
+    )
     assert list(searches._running) == [first.position_key()]  # one search under way, not two
     answers = await asyncio.gather(*moves)
     assert [m["status"] for m in answers] == ["playing", "playing"]
@@ -635,7 +641,9 @@ async def test_goal_finishers_are_placed_by_time_ahead_of_everyone_else(
         )
     assert (await c.request("move", race=race_id, seq=1, move="1-F1"))["type"] == "moved"  # c scores first
     assert (await b.request("move", race=race_id, seq=1, move="T-F1"))["finish"] == "goal"
-    await asyncio.sleep(0.01)
+    core = server.registry.drivers[race_id].race
+    at = core.seats[player_id(b)].finish_ms
+    await eventually(lambda: core.race_time(now_ms()) > at, what="the race clock past b's goal")
     assert (await a.request("move", race=race_id, seq=1, move="T-F1"))["finish"] == "goal"
     await c.request("resign", race=race_id)
     results = (await c.wait("finished"))["results"]

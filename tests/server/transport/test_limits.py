@@ -223,6 +223,7 @@ async def test_the_rate_limit_drops_messages_past_the_burst_with_retry_after(mak
     assert kinds.count("pong") in (5, 6) and kinds.count("rate_limited") == 20 - kinds.count("pong")
     limited = [a for a in answers if a.get("code") == "rate_limited"]
     assert all(0 < a["retry_after"] <= 0.2 for a in limited)
+    # the behaviour tested: a client that waits the retry_after it was told is served again
     await asyncio.sleep(max(a["retry_after"] for a in limited) + 0.02)
     await _still_serving(client)
 
