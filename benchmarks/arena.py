@@ -36,6 +36,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from benchmarks.common import percentile, run_info
 from bots.samples.greedy import GreedyBot
 from bots.sdk import RaceResult, play
 from server.app import RaceServer
@@ -88,11 +89,6 @@ async def nodes(n: int, redis: str) -> AsyncIterator[list[RaceServer]]:
             await server.stop()
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 async def run(bots: int, minutes: float, n_nodes: int, redis: str) -> dict[str, Any]:
     async with nodes(n_nodes, redis) as servers:
         arena_id = f"bench-{int(time.time())}"
@@ -131,7 +127,7 @@ async def run(bots: int, minutes: float, n_nodes: int, redis: str) -> dict[str, 
         "repair_gap_ms": {
             "n": len(gaps),
             "median": statistics.median(gaps) if gaps else None,
-            "p95": percentile(gaps, 0.95) if gaps else None,
+            "p95": percentile(sorted(gaps), 95) if gaps else None,
             "max": max(gaps) if gaps else None,
         },
         "verified": not failed and not problems and len(kept) == len(details["race_ids"]),
@@ -153,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.bots < 2:
         p.error("--bots must be at least 2")
     logging.basicConfig(level=logging.ERROR)
-    report = asyncio.run(run(args.bots, args.minutes, args.nodes, args.redis))
+    report = {**run_info(argv), **asyncio.run(run(args.bots, args.minutes, args.nodes, args.redis))}
     if args.json:
         print(json.dumps(report))
     else:

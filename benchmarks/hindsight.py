@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 import time
@@ -31,14 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 import terrace  # noqa: E402
-from benchmarks.common import run_info  # noqa: E402
+from benchmarks.common import percentile, run_info  # noqa: E402
 from bots.bot import load_bot  # noqa: E402
 from terrace.solve.hindsight import NODES, PROBES, analyse_game  # noqa: E402
-
-
-def percentile(ordered: list[float], p: float) -> float:
-    """Nearest-rank percentile of sorted values."""
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def play(bot_name: str, variant: str, deal: int, max_moves: int) -> list[str]:

@@ -37,8 +37,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from benchmarks import server as bench  # noqa: E402
-from benchmarks.common import run_info  # noqa: E402
+from benchmarks import server_client as client  # noqa: E402
+from benchmarks import server_processes as processes  # noqa: E402
+from benchmarks.common import BenchError, run_info  # noqa: E402
 
 START_TIMEOUT = 300.0  # seconds: a server under callgrind takes a while to import and listen
 
@@ -51,7 +52,7 @@ def totals(path: Path) -> dict[str, int]:
             events = line.split()[1:]
         elif line.startswith("totals:"):  # (a dump's "summary:" line may read 0)
             return dict(zip(events, map(int, line.split()[1:]), strict=False))
-    raise bench.BenchError(f"no totals in {path}")
+    raise BenchError(f"no totals in {path}")
 
 
 def estimated_cycles(t: dict[str, int]) -> int | None:
@@ -79,38 +80,38 @@ async def count(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
     if args.cache_sim:
         valgrind += ["--cache-sim=yes", "--branch-sim=yes"]
-    argv = [*valgrind, *bench.server_argv(server_args)]
-    bench.START_TIMEOUT = START_TIMEOUT
-    bench.ROOT = args.root  # the server process starts in that checkout, so its code is what runs
-    sub = bench.SUBPROTOCOL_NAMES["msgpack"]
-    with bench.ServerProcess("callgrind", argv, workdir) as server:
+    argv = [*valgrind, *processes.server_argv(server_args)]
+    processes.START_TIMEOUT = START_TIMEOUT  # a server under callgrind starts slowly
+    processes.ROOT = args.root  # the server process starts in that checkout, so its code is what runs
+    sub = client.SUBPROTOCOL_NAMES["msgpack"]
+    with processes.ServerProcess("callgrind", argv, workdir) as server:
         assert server.proc is not None
         pid = str(server.proc.pid)
-        run = bench.Run()
-        clients = await bench.open_clients(f"ws://{bench.HOST}:{server.port}/ws", args.players, sub)
+        run = client.Run()
+        clients = await client.open_clients(f"ws://{client.HOST}:{server.port}/ws", args.players, sub)
         try:
-            maker = bench.Matchmaker("terrace", args.seats)
-            players = [bench.Player(i, ws, sub, run.meter, bench.Style()) for i, ws in enumerate(clients)]
+            maker = client.Matchmaker("terrace", args.seats)
+            players = [client.Player(i, ws, sub, run.meter, client.Style()) for i, ws in enumerate(clients)]
             await run.wait(asyncio.gather(*(p.hello() for p in players)), START_TIMEOUT, "every welcome")
             for p in players:
                 run.spawn(f"player {p.n}", p.run(maker))
             racing = asyncio.gather(*(p.racing.wait() for p in players))
             await run.wait(racing, START_TIMEOUT, "every player's first race to start")
             await asyncio.sleep(args.warmup)
-            before = await asyncio.to_thread(bench.fetch_metrics, server.port)
+            before = await asyncio.to_thread(processes.fetch_metrics, server.port)
             control("--instr=on", pid)
             start = time.perf_counter()
             await asyncio.sleep(args.seconds)
             control("--instr=off", pid)
             seconds = time.perf_counter() - start
-            after = await asyncio.to_thread(bench.fetch_metrics, server.port)
+            after = await asyncio.to_thread(processes.fetch_metrics, server.port)
             control("--dump", pid)
         finally:
             await run.stop()
-            await bench.close_clients(clients)
+            await client.close_clients(clients)
     moves = int(after["terrace_moves_total"] - before["terrace_moves_total"])
     if moves <= 0:
-        raise bench.BenchError("no moves were accepted in the window")
+        raise BenchError("no moves were accepted in the window")
     dumps = sorted(workdir.glob("callgrind.out*"), key=os.path.getmtime)
     t = max((totals(p) for p in dumps), key=lambda x: x["Ir"])
     cycles = estimated_cycles(t)
@@ -148,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="terrace-callgrind-") as tmp:
             result = asyncio.run(count(args, Path(tmp)))
-    except bench.BenchError as e:
+    except BenchError as e:
         print(f"instruction count failed: {e}", file=sys.stderr)
         return 1
     report = {**run_info(argv), **result}

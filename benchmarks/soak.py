@@ -46,22 +46,9 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from benchmarks.common import run_info  # noqa: E402
-from benchmarks.server import (  # noqa: E402
-    HOST,
-    START_TIMEOUT,
-    BenchError,
-    Matchmaker,
-    Player,
-    Run,
-    ServerProcess,
-    Style,
-    close_clients,
-    cpu_share,
-    fetch_metrics,
-    move_handling,
-    summarize,
-)
+from benchmarks.common import BenchError, run_info, summarize  # noqa: E402
+from benchmarks.server_client import HOST, START_TIMEOUT, Matchmaker, Player, Run, Style, close_clients  # noqa: E402
+from benchmarks.server_processes import ServerProcess, cpu_share, fetch_metrics, move_handling  # noqa: E402
 from terrace.wire.protocol import MSGPACK, decode, encode  # noqa: E402
 
 PLAYERS_FROM, READERS_FROM, FLOOD_FROM = "127.0.0.2", "127.0.0.3", "127.0.0.4"

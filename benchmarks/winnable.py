@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import dataclasses
 import json
-import math
 import statistics
 import sys
 import time
@@ -38,16 +37,10 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from websockets.asyncio.client import connect  # noqa: E402
 
-from benchmarks.common import run_info  # noqa: E402
+from benchmarks.common import percentile, run_info  # noqa: E402
 from server.app import RaceServer  # noqa: E402
 from server.config import Config  # noqa: E402
 from terrace.wire.protocol import JSON  # noqa: E402
-
-
-def percentile(ordered: list[float], p: float) -> float:
-    """Nearest-rank percentile of sorted values."""
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
-
 
 PUSHES: list[dict[str, Any]] = []  # pushes read while waiting for an answer
 

@@ -21,6 +21,7 @@ from terrace.wire.conversation import Message
 
 from .bot import BotFactory, load_bot
 from .sdk import _decide
+from .stats import percentile
 
 
 @dataclass
@@ -43,8 +44,8 @@ class SwarmReport:
             "seconds": round(self.seconds, 3),
             "moves_per_s": round(self.moves / self.seconds, 1) if self.seconds else 0.0,
             "latency_ms": {
-                "p50": _ms(_pct(lat, 0.50)),
-                "p99": _ms(_pct(lat, 0.99)),
+                "p50": _ms(percentile(lat, 50) if lat else None),
+                "p99": _ms(percentile(lat, 99) if lat else None),
                 "max": _ms(lat[-1] if lat else None),
                 "mean": _ms(statistics.fmean(lat) if lat else None),
             },
@@ -52,12 +53,6 @@ class SwarmReport:
             "connections_peak": self.connections_peak,
             "rate_limited": self.rate_limited,
         }
-
-
-def _pct(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def _ms(seconds: float | None) -> float | None:

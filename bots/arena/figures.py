@@ -1,21 +1,16 @@
 """The arena's figures: per-variant summaries of a bot's games, and head to head rankings."""
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import terrace
 from bots.arena.games import FINISHES, GameResult, goal_of
+from bots.stats import percentile
 from terrace.race.places import Standing, better
 
 ERROR_EXAMPLES = 5  # error messages kept per bot and variant
 
 # ----- figures -------------------------------------------------------------------------------
-
-
-def _percentile(ordered: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile of sorted values."""
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -39,8 +34,8 @@ def summarize(games: Sequence[GameResult], variant: str) -> dict[str, Any]:
         "mean_goal_moves": _mean(reached),
         "decisions": len(times),
         "decision_ms": {
-            "p50": round(_percentile(times, 50), 4),
-            "p99": round(_percentile(times, 99), 4),
+            "p50": round(percentile(times, 50), 4),
+            "p99": round(percentile(times, 99), 4),
             "mean": round(sum(times) / len(times), 4),
             "max": round(times[-1], 4),
         }
