@@ -65,7 +65,7 @@ async def test_a_challenge_is_raced_later_against_ghosts_and_stays_secret_until_
     again = await attempt(maker, rematch, moves=0)
     assert again["view"] == first["view"]
     # a wrongly kept rematch would be written by the attempts' background saves: wait them out
-    await eventually(lambda: not server.daily._tasks, what="the attempts kept in the store")
+    await eventually(lambda: not server.attempts._tasks, what="the attempts kept in the store")
     assert await both_on_the_board()  # first attempts only
 
     assert (await taker.request("record", race=first["race"]))["code"] == "no_race"
