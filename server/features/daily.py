@@ -18,9 +18,6 @@ and runs the attempts:
 
 Time comes from ``clock`` (Unix seconds); tests set it to let a day end. Challenges, built on
 the same attempts, are :mod:`server.features.challenges`.
-
-Kept as one module (about 515 lines): seeds, attempts, the board and the reveal all read and
-write the same store keys of one day, and the reveal's rule leans on the attempts' claims.
 """
 
 from __future__ import annotations
