@@ -327,3 +327,13 @@ _NOT_NEGATIVE = (
     "daily_prepare",
     "gc_young_every",
 )
+
+
+def store_options(parser: argparse.ArgumentParser, suppress: bool = False) -> None:
+    """``--redis-url`` (``--redis``) and ``--redis-mode`` for an operator's command that talks to the
+    servers' store, by default from ``$TERRACE_REDIS_URL`` and ``$TERRACE_REDIS_MODE``
+    (``suppress``: no default, so the options may follow a subcommand as well as lead it)."""
+    url = argparse.SUPPRESS if suppress else os.environ.get(env_name("redis_url"), "")
+    mode = argparse.SUPPRESS if suppress else os.environ.get(env_name("redis_mode"), "single")
+    parser.add_argument("--redis-url", "--redis", default=url, help="the servers' Redis ($TERRACE_REDIS_URL)")
+    parser.add_argument("--redis-mode", default=mode, choices=["single", "cluster"])

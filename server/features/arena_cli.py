@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import os
 import re
 import sys
 import time
 from collections.abc import Sequence
 
-from server.config import env_name
+from server.config import store_options
 from server.store import StoreDown, open_store
 from terrace.race.arena import ArenaSpec, make_spec
 from terrace.vocab import ENTRIES
@@ -49,23 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="terrace-server arena", description="Make and list arenas in the shared store."
     )
-    p.add_argument(
-        "--redis-url",
-        "--redis",
-        default=os.environ.get(env_name("redis_url"), ""),
-        help="the servers' Redis ($TERRACE_REDIS_URL)",
-    )
-    p.add_argument(
-        "--redis-mode",
-        default=os.environ.get(env_name("redis_mode"), "single"),
-        choices=["single", "cluster"],
-    )
+    store_options(p)
     # the store's options may also follow the command (`arena create ID ... --redis-url URL`)
     store = argparse.ArgumentParser(add_help=False)
-    store.add_argument(
-        "--redis-url", "--redis", default=argparse.SUPPRESS, help="the servers' Redis ($TERRACE_REDIS_URL)"
-    )
-    store.add_argument("--redis-mode", default=argparse.SUPPRESS, choices=["single", "cluster"])
+    store_options(store, suppress=True)
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("create", help="make an arena", parents=[store])
     c.add_argument(

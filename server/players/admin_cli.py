@@ -19,12 +19,11 @@ import argparse
 import asyncio
 import datetime as dt
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from server.config import Config, env_name
+from server.config import Config, store_options
 from server.players.fairplay import FairPlay
 from server.store import StoreDown, open_store
 
@@ -34,17 +33,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="terrace-server admin", description="Fair play: results held back, and accounts voided."
     )
     store = argparse.ArgumentParser(add_help=False)
-    store.add_argument(
-        "--redis-url",
-        "--redis",
-        default=os.environ.get(env_name("redis_url"), ""),
-        help="the servers' Redis ($TERRACE_REDIS_URL)",
-    )
-    store.add_argument(
-        "--redis-mode",
-        default=os.environ.get(env_name("redis_mode"), "single"),
-        choices=["single", "cluster"],
-    )
+    store_options(store)
     sub = p.add_subparsers(dest="command", required=True)
     f = sub.add_parser("flags", help="results held back from the boards, newest first", parents=[store])
     f.add_argument("--json", action="store_true", help="one JSON object a line")
