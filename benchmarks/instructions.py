@@ -2,6 +2,9 @@
 
     python benchmarks/instructions.py                 # this checkout's server, 15 s counted
     python benchmarks/instructions.py --root OTHER    # another checkout's server, the same players
+    python benchmarks/instructions.py --store redis   # the same on a private redis-server
+    python benchmarks/instructions.py --echo          # a bare websockets echo of the answer's size
+    python benchmarks/instructions.py --out FILE      # keep callgrind's file (callgrind_annotate FILE)
 
 On a shared machine the server's CPU time per answer (``benchmarks/server.py``'s
 us/ans) moves with the neighbours by more than a change to the move path saves. An
@@ -68,19 +71,33 @@ def control(*argv: str) -> None:
     subprocess.run(["callgrind_control", *argv], check=True, capture_output=True)
 
 
+ECHO_SIZES = (45, 550)  # the game's median request and answer frames (docs/BENCHMARKS.md, "Server")
+
+
 async def count(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    if args.store == "redis":
+        with processes.RedisProcess(workdir) as redis_server:
+            return await _count(args, workdir, redis_server.url)
+    return await _count(args, workdir, "")
+
+
+async def _count(args: argparse.Namespace, workdir: Path, redis_url: str) -> dict[str, Any]:
     out = workdir / "callgrind.out"
     server_args = argparse.Namespace(
         players=args.players,
         countdown=0.0,
         standings_interval=args.standings_interval,
-        server_args="",  # no extra settings: the server as it ships
-        event_loop="asyncio",
+        server_args=args.server_args,  # none by default: the server as it ships
+        event_loop=args.event_loop,
+        subprotocol="msgpack",
     )
     valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
     if args.cache_sim:
         valgrind += ["--cache-sim=yes", "--branch-sim=yes"]
-    argv = [*valgrind, *processes.server_argv(server_args)]
+    if args.echo:
+        argv = [*valgrind, *processes.echo_argv(server_args, ECHO_SIZES[1])]
+    else:
+        argv = [*valgrind, *processes.server_argv(server_args, redis_url=redis_url)]
     processes.START_TIMEOUT = START_TIMEOUT  # a server under callgrind starts slowly
     processes.ROOT = args.root  # the server process starts in that checkout, so its code is what runs
     sub = client.SUBPROTOCOL_NAMES["msgpack"]
@@ -90,33 +107,48 @@ async def count(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         run = client.Run()
         clients = await client.open_clients(f"ws://{client.HOST}:{server.port}/ws", args.players, sub)
         try:
-            maker = client.Matchmaker("terrace", args.seats)
-            players = [client.Player(i, ws, sub, run.meter, client.Style()) for i, ws in enumerate(clients)]
-            await run.wait(asyncio.gather(*(p.hello() for p in players)), START_TIMEOUT, "every welcome")
-            for p in players:
-                run.spawn(f"player {p.n}", p.run(maker))
-            racing = asyncio.gather(*(p.racing.wait() for p in players))
-            await run.wait(racing, START_TIMEOUT, "every player's first race to start")
+            if args.echo:
+                for i, ws in enumerate(clients):
+                    run.spawn(f"echo client {i}", client.echo_client(ws, sub, ECHO_SIZES[0], run.meter))
+            else:
+                maker = client.Matchmaker("terrace", args.seats)
+                players = [
+                    client.Player(i, ws, sub, run.meter, client.Style()) for i, ws in enumerate(clients)
+                ]
+                await run.wait(asyncio.gather(*(p.hello() for p in players)), START_TIMEOUT, "every welcome")
+                for p in players:
+                    run.spawn(f"player {p.n}", p.run(maker))
+                racing = asyncio.gather(*(p.racing.wait() for p in players))
+                await run.wait(racing, START_TIMEOUT, "every player's first race to start")
             await asyncio.sleep(args.warmup)
-            before = await asyncio.to_thread(processes.fetch_metrics, server.port)
+            before = None if args.echo else await asyncio.to_thread(processes.fetch_metrics, server.port)
             control("--instr=on", pid)
             start = time.perf_counter()
+            run.meter.start, run.meter.end = start, start + args.seconds
             await asyncio.sleep(args.seconds)
             control("--instr=off", pid)
             seconds = time.perf_counter() - start
-            after = await asyncio.to_thread(processes.fetch_metrics, server.port)
+            after = None if args.echo else await asyncio.to_thread(processes.fetch_metrics, server.port)
             control("--dump", pid)
         finally:
             await run.stop()
             await client.close_clients(clients)
-    moves = int(after["terrace_moves_total"] - before["terrace_moves_total"])
+    if args.echo:  # the answers the clients read in the window: one per request
+        moves = len(run.meter.latencies)
+    else:
+        assert before is not None and after is not None
+        moves = int(after["terrace_moves_total"] - before["terrace_moves_total"])
     if moves <= 0:
         raise BenchError("no moves were accepted in the window")
     dumps = sorted(workdir.glob("callgrind.out*"), key=os.path.getmtime)
-    t = max((totals(p) for p in dumps), key=lambda x: x["Ir"])
+    best = max(dumps, key=lambda p: totals(p)["Ir"])
+    t = totals(best)
+    if args.out is not None:
+        shutil.copyfile(best, args.out)
     cycles = estimated_cycles(t)
     return {
         "root": str(args.root),
+        "what": "echo" if args.echo else f"game, {args.store} store, {args.event_loop}",
         "moves": moves,
         "moves_per_s": moves / seconds,
         "instructions": t["Ir"],
@@ -137,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--standings-interval", type=float, default=5.0, help="server standings window (default: %(default)s)"
     )
+    p.add_argument("--store", choices=("memory", "redis"), default="memory", help="the server's store")
+    p.add_argument("--echo", action="store_true", help="count a bare websockets echo server instead")
+    p.add_argument("--event-loop", choices=("asyncio", "uvloop"), default="asyncio", help="the server's loop")
+    p.add_argument("--server-args", default="", help="more server flags, one string")
+    p.add_argument("--out", type=Path, default=None, help="keep callgrind's output file here")
     p.add_argument("--cache-sim", action="store_true", help="simulate caches and branches: estimated cycles")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     args = p.parse_args(argv)

@@ -31,8 +31,20 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from link import HelloRefused, News, Offline, Session
-from terrace.rules.variants import VARIANTS
 from terrace.wire.conversation import Message
+from terrace.wire.messages import ArenaOver as ArenaOverPush
+from terrace.wire.messages import (
+    DailyPlaying,
+    Error,
+    Finished,
+    Moved,
+    Queued,
+    Record,
+    RecordAnswer,
+    Result,
+    Started,
+    read,
+)
 from terrace.wire.protocol import MSGPACK
 from terrace.wire.session import RECONNECT_FOR
 
@@ -125,7 +137,7 @@ class Racer:
         self._arenas_over: set[str] = set()  # heard as pushes arrive (a wait may pass them over)
         # every `started` heard, by race: one that came while we still finished the last race (an
         # arena pairing us again; on several nodes, a seat found for us meanwhile) is not lost
-        self._started: dict[str, Message] = {}
+        self._started: dict[str, Started] = {}
 
     @property
     def url(self) -> str:
@@ -152,12 +164,13 @@ class Racer:
         await self.link.close()
 
     def _heard(self, msg: Message) -> None:
-        if msg.get("type") == "started" and "race" in msg:
-            self._started[str(msg["race"])] = msg
-        if msg.get("type") == "arena_over":
-            self._arenas_over.add(str(msg.get("arena")))
-        if msg.get("type") == "started" and msg.get("resumed"):
-            log.info("%s: back in race %s at seq %s", self._who(), msg.get("race"), msg.get("seq"))
+        if msg.get("type") == "started":
+            started = read(msg, Started)
+            self._started[started["race"]] = started
+            if started["resumed"]:
+                log.info("%s: back in race %s at seq %s", self._who(), started["race"], started["seq"])
+        elif msg.get("type") == "arena_over":
+            self._arenas_over.add(read(msg, ArenaOverPush)["arena"])
 
     def _news(self, news: News) -> None:
         if news.kind == "lost":
@@ -197,12 +210,12 @@ class Racer:
         else:
             started = await self._until_started(variant, goal, pool, race, house, deals)
         race_id = started["race"]
-        view, legal, seq = started["view"], started["legal"], started.get("seq", 0)
-        info = {"race": race_id, "variant": view.get("variant", variant), "goal": _goal_of(started, goal)}
+        view, legal, seq = started["view"], started["legal"], started["seq"]
+        info = {"race": race_id, "variant": started["variant"], "goal": started["goal"]}
         bot = self.factory()
         bot.start(dict(info))
         illegal = total_illegal = 0
-        finish: str | None = started.get("finish")
+        finish: str | None = None
         while legal and finish is None:
             try:
                 choice = await _decide(bot, view, legal)
@@ -217,20 +230,23 @@ class Racer:
                 break
             answer = await self._move(race_id, seq + 1, choice)
             if answer["type"] == "moved":
-                seq, view, legal, illegal = answer["seq"], answer["view"], answer["legal"], 0
-                finish = answer.get("finish")
-            elif answer.get("code") == "illegal_move":
+                moved = read(answer, Moved)
+                seq, view, legal, illegal = moved["seq"], moved.get("view", view), moved["legal"], 0
+                finish = moved.get("finish")
+                continue
+            error = read(answer, Error)
+            if error["code"] == "illegal_move":
                 illegal += 1
                 total_illegal += 1
-                log.warning("%s: illegal move %r: %s", self._who(), choice, answer.get("message"))
+                log.warning("%s: illegal move %r: %s", self._who(), choice, error["message"])
                 if illegal >= MAX_ILLEGAL:
                     log.warning("%s: %d illegal moves in a row; resigning", self._who(), illegal)
                     await self._request("resign", race=race_id)
                     break
-            elif answer.get("code") in ENDED:
+            elif error["code"] in ENDED:
                 break  # the race ended for us meanwhile (time limit, grace, archived while away)
             else:
-                raise SDKError(f"move refused: {answer.get('code')}: {answer.get('message')}", answer)
+                raise SDKError(f"move refused: {error['code']}: {error['message']}", answer)
         finished = await self._finished(race_id)
         self._over.add(race_id)
         result = self._result(finished, info, total_illegal)
@@ -239,7 +255,7 @@ class Racer:
 
     async def _until_started(
         self, variant: str, goal: str | None, pool: str, race: str | None, house: bool, deals: str = "any"
-    ) -> Message:
+    ) -> Started:
         if race is not None:
             answer = await self._request("join", race=race)
             ok = answer["type"] == "joined" or answer.get("code") == "already_in_race"
@@ -261,12 +277,12 @@ class Racer:
             if heard is not None and race in (None, heard["race"]):
                 return heard
             try:
-                started = await self._wait("started", race=race, timeout=1.0)
+                started = await self._started_of(race, timeout=1.0)
             except TimeoutError:
                 if not told and not house and time.monotonic() - waiting_since > QUEUE_NOTICE:
                     # (house players are there to wait: nothing to tell their operator)
                     told = True  # once a race: a bot left waiting silently looks hung
-                    others = int(answer.get("position") or 1) - 1
+                    others = read(answer, Queued)["position"] - 1 if answer["type"] == "queued" else 0
                     log.warning("%s: %s", self._who(), _still_queued(variant, deals, QUEUE_NOTICE, others))
                 if race is None and self.reconnects != queued_at:
                     # back after a drop: a queue on a restarted server (or another node) forgot us
@@ -281,20 +297,20 @@ class Racer:
             if started["race"] not in self._over:
                 return started
 
-    async def _daily_started(self, variant: str, practice: bool) -> Message:
+    async def _daily_started(self, variant: str, practice: bool) -> Started:
         answer = await self._request("daily_play", variant=variant, practice=practice)
         if answer["type"] == "daily_playing":
-            race: str | None = answer["race"]
+            race: str | None = read(answer, DailyPlaying)["race"]
         elif answer.get("code") == "already_in_race":  # our hello put us back into the attempt
             race = None
         else:
             raise SDKError(f"daily_play refused: {answer.get('code')}: {answer.get('message')}", answer)
         while True:
-            started = await self._wait("started", race=race)
+            started = await self._started_of(race)
             if started["race"] not in self._over:
                 return started
 
-    async def _arena_race(self, arena: str) -> Message:
+    async def _arena_race(self, arena: str) -> Started:
         """Join ``arena`` (once), then wait for the race the server pairs us into."""
         if self._arena != arena:
             answer = await self._request("arena_join", arena=arena)
@@ -311,7 +327,7 @@ class Racer:
             except TimeoutError:
                 continue  # look again: an `arena_over` passed over by another wait is in the set
 
-    def _heard_started(self) -> Message | None:
+    def _heard_started(self) -> Started | None:
         """The `started` of a race we have not played yet, if one was heard (the newest)."""
         for race_id in [r for r in self._started if r in self._over]:
             del self._started[race_id]
@@ -340,27 +356,30 @@ class Racer:
         except Offline as exc:
             raise SDKError(f"lost the server: {exc}") from exc
 
-    async def _finished(self, race: str) -> Message:
+    async def _started_of(self, race: str | None = None, timeout: float | None = None) -> Started:
+        return read(await self._wait("started", race=race, timeout=timeout), Started)
+
+    async def _finished(self, race: str) -> Finished | Record:
         """The race's ``finished`` push, or its record if the push was missed while away."""
         while True:
             try:
-                return await self._wait("finished", race=race, timeout=self.record_poll)
+                return read(await self._wait("finished", race=race, timeout=self.record_poll), Finished)
             except TimeoutError:
                 answer = await self._request("record", race=race)
                 if answer["type"] == "record":
-                    record: Message = answer["race"]
-                    return record
-                if answer.get("code") != "not_finished":
-                    raise SDKError(f"race {race} vanished: {answer.get('message')}", answer) from None
+                    return read(answer, RecordAnswer)["race"]
+                error = read(answer, Error)
+                if error["code"] != "not_finished":
+                    raise SDKError(f"race {race} vanished: {error['message']}", answer) from None
 
-    def _result(self, finished: Message, info: dict[str, Any], illegal: int) -> RaceResult:
+    def _result(self, finished: Finished | Record, info: dict[str, Any], illegal: int) -> RaceResult:
         me = (self.player or {}).get("id")
-        rows = finished.get("results", [])
-        row: Message = next((r for r in rows if r["player"]["id"] == me), {})
+        rows: list[Result] = list(finished["results"])
+        row: Result | dict[str, Any] = next((r for r in rows if r["player"]["id"] == me), {})
         return RaceResult(
             race=info["race"],
             variant=info["variant"],
-            goal=finished.get("goal", info["goal"]),
+            goal=finished["goal"],
             place=row.get("place"),
             finish=row.get("finish"),
             score=row.get("score", 0),
@@ -384,14 +403,6 @@ async def _decide(bot: Bot, view: dict[str, Any], legal: list[str]) -> str | Non
             f"{legal[0]!r} (one of the legal moves), or None to resign"
         )
     return choice
-
-
-def _goal_of(started: Message, asked: str | None) -> str:
-    goal = started.get("goal") or asked
-    if goal:
-        return str(goal)
-    variant = VARIANTS.get(started.get("view", {}).get("variant"))
-    return variant.default_goal if variant else "terrace"
 
 
 async def play(

@@ -27,6 +27,7 @@ from link.command import interrupt_handled
 from terrace.race.arena import check_standings
 from terrace.race.audit import audit
 from terrace.wire.conversation import Message
+from terrace.wire.messages import Started
 
 from . import config
 from .race_table import RaceTable, hello_fields
@@ -233,10 +234,11 @@ class ArenaTable(RaceTable):
         self.race, self._view, self._legal, self._rows = {}, {}, [], []
         self.seq, self.my_finish, self.ends_at, self.title = 0, None, None, "terrace"
 
-    async def next_started(self) -> Message | None:
+    async def next_started(self) -> Started | None:
         """The next race's `started`, or None once the arena is over."""
         assert self.started is not None and self.over_future is not None
-        await asyncio.wait([self.started, self.over_future], return_when=asyncio.FIRST_COMPLETED)
+        waits: list[asyncio.Future[Any]] = [self.started, self.over_future]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         return self.started.result() if self.started.done() else None
 
 

@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from link import checked
-from terrace.wire.conversation import Message
+from terrace.wire.messages import Row
 
 from . import config
 from .play import LEFT_SCREEN, _countdown
@@ -34,15 +34,15 @@ from .suggest import command
 class DailyTable(RaceTable):
     """A race table whose standings mark the ghosts."""
 
-    def standings(self) -> list[Message]:
+    def standings(self) -> list[Row]:
         return [_ghostly(row) for row in super().standings()]
 
 
-def _ghostly(row: Message) -> Message:
-    player = row.get("player") or {}
+def _ghostly(row: Row) -> Row:
+    player = row["player"]
     if not player.get("ghost"):
         return row
-    return {**row, "player": {**player, "name": f"{player.get('name')} (ghost)"}}
+    return {**row, "player": {**player, "name": f"{player['name']} (ghost)"}}
 
 
 def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType:

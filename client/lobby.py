@@ -23,7 +23,16 @@ from rich.live import Live
 
 from link import Connection, checked, fetch
 from terrace.wire.conversation import Message
-from terrace.wire.messages import RacesAnswer
+from terrace.wire.messages import (
+    Finished,
+    RacePush,
+    RacesAnswer,
+    Row,
+    Spectating,
+    Standings,
+    Summary,
+    read,
+)
 
 from .suggest import command
 
@@ -58,7 +67,7 @@ async def races(args: argparse.Namespace, out: Console) -> int:
     conn = await Connection.open(args.server)
     try:
         # Typed, so a key the server does not send (the old ``recent``) is a type error.
-        answer = cast(RacesAnswer, await conn.ask("races"))
+        answer = read(await conn.ask("races"), RacesAnswer)
         listed, total = await pages(conn, cast(Message, answer), args.limit)
     finally:
         await conn.close()
@@ -78,34 +87,39 @@ class _Watch:
 
     def __init__(self, race: str | None) -> None:
         self.race = race
-        self.races: dict[str, Message] = {}
+        self.races: dict[str, Summary] = {}
         self.total = 0  # races the lobby had when it was first read (more than --limit: a note)
-        self.rows: dict[str, list[Message]] = {}
-        self.finished: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self.rows: dict[str, list[Row]] = {}
+        self.finished: asyncio.Future[Finished] = asyncio.get_running_loop().create_future()
         self.changed = asyncio.Event()
 
     def push(self, msg: Message) -> None:
         kind = msg.get("type")
         if kind == "race":
-            self.races[msg["race"]["id"]] = msg["race"]
+            summary = read(msg, RacePush)["race"]
+            self.races[summary["id"]] = summary
         elif kind == "standings":
-            self.rows[msg["race"]] = msg["rows"]
+            standings = read(msg, Standings)
+            self.rows[standings["race"]] = standings["rows"]
         elif kind == "finished":
-            self.rows[msg["race"]] = msg["results"]
-            if msg["race"] in self.races:
-                self.races[msg["race"]] = {**self.races[msg["race"]], "state": "finished"}
-            if msg["race"] == self.race and not self.finished.done():
-                self.finished.set_result(msg)
+            finished = read(msg, Finished)
+            race = finished["race"]
+            self.rows[race] = list(finished["results"])
+            if race in self.races:
+                self.races[race] = {**self.races[race], "state": "finished"}
+            if race == self.race and not self.finished.done():
+                self.finished.set_result(finished)
         self.changed.set()
 
     def renderable(self) -> Any:
         from .render import lobby, standings
 
         if self.race is not None:
-            race = self.races.get(self.race, {})
-            title = f"race {self.race} · {race.get('variant', '?')} · {race.get('state', '?')}"
+            race = self.races.get(self.race)
+            variant, state = (race["variant"], race["state"]) if race else ("?", "?")
+            title = f"race {self.race} · {variant} · {state}"
             return Group(title, standings(self.rows.get(self.race, [])))
-        live = [r for r in self.races.values() if r.get("state") != "finished"]
+        live = [r for r in self.races.values() if r["state"] != "finished"]
         # the screen waits for news: say so, or an empty lobby looks like a command that hung
         parts: list[Any] = [
             lobby(live) if live else "No races right now; watching for new ones (Ctrl-C stops)."
@@ -113,7 +127,8 @@ class _Watch:
         if (note := more(len(self.races), self.total)) is not None:
             parts.append(note)
         for race_id, rows in self.rows.items():
-            if self.races.get(race_id, {}).get("state") == "running":
+            race = self.races.get(race_id)
+            if race is not None and race["state"] == "running":
                 parts += [f"race {race_id}", standings(rows)]
         return Group(*parts)
 
@@ -134,10 +149,9 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
                 record = await conn.request("record", race=args.race)
                 if record["type"] == "record":
                     return _over(record, args, out)
-            checked(answer)
-            w.races[args.race] = answer.get("race", {})
-            if answer.get("standings"):
-                w.rows[args.race] = answer["standings"]["rows"]
+            spectating = read(checked(answer), Spectating)
+            w.races[args.race] = spectating["race"]
+            w.rows[args.race] = spectating["standings"]["rows"]
         else:
             # subscribed first, so no change is missed while the pages are read; a push that came
             # meanwhile is newer than a page, so it is kept
@@ -146,7 +160,7 @@ async def watch(args: argparse.Namespace, out: Console) -> int:
                 first = await conn.ask("races")
             listed, w.total = await pages(conn, first, args.limit)
             for race in listed:
-                w.races.setdefault(race["id"], race)
+                w.races.setdefault(race["id"], cast(Summary, race))
             for msg in first.get("standings", []):
                 w.rows.setdefault(msg["race"], msg["rows"])
         if args.json:

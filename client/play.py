@@ -150,7 +150,13 @@ async def _find_race(
             and (await table.ask("record", race=args.race))["type"] == "record"
         ):
             over = command(args, f"terrace replay {args.race}")
-            raise Refused({"code": "race_over", "message": f"Race {args.race} is over: `{over}` shows it."})
+            raise Refused(
+                {
+                    "type": "error",
+                    "code": "race_over",
+                    "message": f"Race {args.race} is over: `{over}` shows it.",
+                }
+            )
         checked(answer)
         return str(args.race)
     if args.create:

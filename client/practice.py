@@ -20,6 +20,7 @@ from typing import Any
 import terrace
 from terrace import IllegalMove
 from terrace.rules.news import news
+from terrace.wire.messages import Row
 
 from .render import plural
 from .table import Outcome, View
@@ -53,7 +54,7 @@ class PracticeTable:
     def legal(self) -> list[str]:
         return sorted(self.game.legal_moves())
 
-    def standings(self) -> list[dict[str, Any]]:
+    def standings(self) -> list[Row]:
         return []
 
     def clock(self) -> str | None:

@@ -19,6 +19,18 @@ from typing import Any
 from link import Connection, HelloRefused, News, Refused, Session
 from terrace.rules.news import news
 from terrace.wire.conversation import Message
+from terrace.wire.messages import (
+    Error,
+    Event,
+    Finished,
+    Moved,
+    RaceIdAnswer,
+    RacePush,
+    Row,
+    Standings,
+    Started,
+    read,
+)
 
 from . import config
 from .table import Outcome, View
@@ -35,13 +47,13 @@ class RaceTable:
             on_news=self._news,
         )
         self.link.policy.session = hello.get("session")
-        self.race: Message = {}  # the latest race summary
+        self.race: dict[str, Any] = {}  # what we know of our race: its summary, or its start's part of it
         self.title = "terrace"
-        self.started: asyncio.Future[Message] | None = None
-        self.finished: asyncio.Future[Message] | None = None
+        self.started: asyncio.Future[Started] | None = None
+        self.finished: asyncio.Future[Finished] | None = None
         self._view: View = {}
         self._legal: list[str] = []
-        self._rows: list[Message] = []
+        self._rows: list[Row] = []
         self.seq = 0
         self.my_finish: str | None = None
         self.ends_at: float | None = None  # local monotonic time the race ends
@@ -101,25 +113,26 @@ class RaceTable:
     def _push(self, msg: Message) -> None:
         kind = msg.get("type")
         if kind == "race":
-            if not self.race or msg["race"]["id"] == self.race.get("id"):
-                self.race = msg["race"]
+            summary = read(msg, RacePush)["race"]
+            if not self.race or summary["id"] == self.race.get("id"):
+                self.race = dict(summary)
         elif kind == "started":
-            self._started(msg)
+            self._started(read(msg, Started))
         elif kind == "standings" and msg.get("race") == self.race.get("id"):
-            self._rows = msg["rows"]
+            self._rows = read(msg, Standings)["rows"]
         elif kind == "finished" and msg.get("race") == self.race.get("id"):
-            self._rows = msg["results"]
+            finished = read(msg, Finished)
+            self._rows = list(finished["results"])
             if self.finished is not None and not self.finished.done():
-                self.finished.set_result(msg)
+                self.finished.set_result(finished)
         self.on_change()
 
-    def _started(self, msg: Message) -> None:
-        self.race = {**self.race, "id": msg["race"], "variant": msg.get("variant"), "goal": msg.get("goal")}
-        self._view, self._legal, self.seq = msg["view"], msg["legal"], msg.get("seq", 0)
-        clock = msg.get("clock") or {}
-        if clock.get("ends_at") and clock.get("now"):
-            self.ends_at = time.monotonic() + (clock["ends_at"] - clock["now"]) / 1000
-        self.title = f"race {msg['race']} · {msg.get('variant')} · goal {msg.get('goal')}"
+    def _started(self, msg: Started) -> None:
+        self.race = {**self.race, "id": msg["race"], "variant": msg["variant"], "goal": msg["goal"]}
+        self._view, self._legal, self.seq = msg["view"], msg["legal"], msg["seq"]
+        clock = msg["clock"]
+        self.ends_at = time.monotonic() + (clock["ends_at"] - clock["now"]) / 1000
+        self.title = f"race {msg['race']} · {msg['variant']} · goal {msg['goal']}"
         if self.started is not None and not self.started.done():
             self.started.set_result(msg)
 
@@ -131,7 +144,7 @@ class RaceTable:
     def legal(self) -> list[str]:
         return self._legal
 
-    def standings(self) -> list[Message]:
+    def standings(self) -> list[Row]:
         return self._rows
 
     def clock(self) -> str | None:
@@ -152,21 +165,24 @@ class RaceTable:
         return None
 
     async def move(self, text: str) -> Outcome:
-        answer = await self.ask("move", race=self.race["id"], seq=self.seq + 1, move=text)
-        if answer["type"] != "moved":
-            if answer.get("code") in ("player_finished", "race_not_running", "not_in_race"):
+        reply = await self.ask("move", race=self.race["id"], seq=self.seq + 1, move=text)
+        if reply["type"] != "moved":
+            error = read(reply, Error)
+            if error["code"] in ("player_finished", "race_not_running", "not_in_race"):
                 self.my_finish = self.my_finish or "the race ended"
-            return Outcome(False, message=str(answer.get("message", answer.get("code"))))
-        self.seq, self._view, self._legal = answer["seq"], answer["view"], answer["legal"]
+            return Outcome(False, message=error["message"])
+        answer = read(reply, Moved)
+        self.seq, self._view, self._legal = answer["seq"], answer.get("view", self._view), answer["legal"]
         self._mine_as_moved()
-        said = news(answer.get("events", []))
-        if answer.get("finish"):
+        said = news(answer["events"])
+        finish = answer.get("finish")
+        if finish:
             self.my_finish = {
                 "goal": "goal reached!",
                 "stuck": "stuck (no card can go home any more: the game is lost)",
-            }.get(answer["finish"], answer["finish"])
+            }.get(finish, finish)
         self.on_change()
-        return Outcome(True, move=answer["move"], message=said, events=answer.get("events", []))
+        return Outcome(True, move=answer["move"], message=said, events=answer["events"])
 
     def _mine_as_moved(self) -> None:
         """Our own standings row as of the move just answered: the next standings push may be a
@@ -174,13 +190,8 @@ class RaceTable:
         me = self.link.player.get("id")
         view = self._view
         self._rows = [
-            {
-                **row,
-                "score": view.get("score"),
-                "terrace_left": view.get("terrace_left"),
-                "moves": view.get("moves"),
-            }
-            if (row.get("player") or {}).get("id") == me
+            {**row, "score": view["score"], "terrace_left": view["terrace_left"], "moves": view["moves"]}
+            if row["player"]["id"] == me
             else row
             for row in self._rows
         ]
@@ -188,19 +199,22 @@ class RaceTable:
     def commands(self) -> dict[str, Callable[[], Awaitable[str]]]:
         async def resign() -> str:
             answer = await self.ask("resign", race=self.race["id"])
-            if answer["type"] == "resigned":
-                self.my_finish = "resigned"
-                return "You resigned."
-            return str(answer.get("message"))
+            if answer["type"] != "resigned":
+                return read(answer, Error)["message"]
+            read(answer, RaceIdAnswer)
+            self.my_finish = "resigned"
+            return "You resigned."
 
         async def leave() -> str:
             answer = await self.ask("leave", race=self.race["id"])
-            if answer["type"] == "left":
-                self.my_finish = "left"
-                return "You left the race: it is over for you, and you may race again at once."
-            return str(answer.get("message"))
+            if answer["type"] != "left":
+                return read(answer, Error)["message"]
+            read(answer, RaceIdAnswer)
+            self.my_finish = "left"
+            return "You left the race: it is over for you, and you may race again at once."
 
         return {"resign": resign, "leave": leave}
+
 
 
 def hello_fields(args: argparse.Namespace) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from terrace.wire.messages import Row
+
 View = dict[str, Any]
 
 
@@ -35,7 +37,7 @@ class Table(Protocol):
         """The legal moves now, canonical notation."""
         ...
 
-    def standings(self) -> list[dict[str, Any]]:
+    def standings(self) -> list[Row]:
         """Live standings rows of the race (empty offline)."""
         ...
 

@@ -26,6 +26,7 @@ from websockets.typing import Subprotocol
 from websockets.uri import parse_uri
 
 from terrace.wire.conversation import Answer, Conversation, Message, Push
+from terrace.wire.messages import Error, read
 from terrace.wire.protocol import MSGPACK, Frame
 from terrace.wire.session import close_reason
 from terrace.wire.urls import with_hint
@@ -74,8 +75,9 @@ class Refused(Exception):
 
     def __init__(self, answer: Message) -> None:
         self.answer = answer
-        self.code = str(answer.get("code", "?"))
-        super().__init__(str(answer.get("message", self.code)))
+        error = read(answer, Error)
+        self.code = error["code"]
+        super().__init__(error["message"])
 
 
 def checked(answer: Message) -> Message:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from terrace.wire.conversation import Message
+from terrace.wire.messages import Redirect, read
 from terrace.wire.protocol import MSGPACK
 from terrace.wire.session import RECONNECT_FOR, GiveUp, HelloRefused, News, Retry, SessionPolicy
 
@@ -184,17 +185,17 @@ class Session:
                 continue
             if answer.get("type") != "redirect":
                 return answer
-            await self._follow(answer)
+            await self._follow(read(answer, Redirect))
 
     async def ask(self, type_: str, **fields: Any) -> Message:
         """:meth:`request`, raising ``Refused`` for an ``error`` answer."""
         return checked(await self.request(type_, **fields))
 
-    async def _follow(self, answer: Message) -> None:
+    async def _follow(self, answer: Redirect) -> None:
         """A ``redirect`` (an answer, or a push when the race moved to another node): say hello at
         the race's node with our session and carry on."""
         url = self.policy.redirected(answer)
-        log.info("%s: race %s is on %s", self._who(), answer.get("race"), url)
+        log.info("%s: race %s is on %s", self._who(), answer["race"], url)
         self._online.clear()
         old, self._quiet = self.conn, True
         try:
@@ -218,7 +219,7 @@ class Session:
 
     def _heard(self, msg: Message) -> None:
         if msg.get("type") == "redirect" and not self._gone:  # our race moved to another node
-            self._following = asyncio.get_running_loop().create_task(self._follow(msg))
+            self._following = asyncio.get_running_loop().create_task(self._follow(read(msg, Redirect)))
         if self.on_push is not None:
             self.on_push(msg)
         if self.queue_pushes:

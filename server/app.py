@@ -53,6 +53,7 @@ from server.transport import http
 from server.transport.connection import Connection
 from server.transport.endpoint import WRITE_LIMIT, serve_connection
 from server.transport.guard import Guard, guarded
+from terrace.wire.messages import Request as WireRequest
 from terrace.wire.protocol import REQUESTS, SUBPROTOCOLS
 
 log = logging.getLogger("terrace.server")
@@ -269,7 +270,7 @@ class RaceServer:
     async def _connection(self, ws: ServerConnection) -> None:
         await serve_connection(self, ws)
 
-    async def handle(self, conn: Connection, req: dict[str, Any]) -> Mapping[str, Any] | None:
+    async def handle(self, conn: Connection, req: WireRequest) -> Mapping[str, object] | None:
         return await self.dispatcher.handle(conn, req)
 
     def health(self) -> dict[str, Any]:

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+VariantId = Literal["terrace", "queen-of-italy", "signora", "louis"]
+"""The variants, by id (``terrace.rules.variants.VARIANTS`` holds their rules, in this order)."""
+VARIANT_IDS: tuple[VariantId, ...] = get_args(VariantId)
+
 Goal = Literal["terrace", "clear"]
 """What wins a race: an empty terrace (``terrace``) or all 104 cards home (``clear``)."""
 GOALS: tuple[Goal, ...] = get_args(Goal)

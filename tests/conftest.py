@@ -1,4 +1,5 @@
-"""Settings every test shares: a Hypothesis profile that holds on a loaded 2-core machine.
+"""Settings every test shares: a Hypothesis profile that holds on a loaded 2-core machine, and
+the check that every frame a test server sends matches the published schema.
 
 Property tests here check rules, not speed: no deadline, no "too slow" health check,
 and a modest number of examples (``HYPOTHESIS_PROFILE=thorough`` runs more).
@@ -7,8 +8,12 @@ and a modest number of examples (``HYPOTHESIS_PROFILE=thorough`` runs more).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.frames import FrameCheck
 
 settings.register_profile(
     "suite",
@@ -23,3 +28,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
+
+@pytest.fixture(autouse=True)
+def frames_match_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[FrameCheck]:
+    """Every frame a server in this test sends validates against docs/protocol.schema.json
+    (tests/frames.py): the test fails at its end if one does not."""
+    check = FrameCheck()
+    check.install(monkeypatch)
+    yield check
+    assert not check.failures, check.report()

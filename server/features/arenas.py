@@ -39,6 +39,18 @@ from server.store import Store, StoreDown
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
 from terrace.race.arena import Arena, ArenaSpec, Changed, Effect, Pair, Unpair, parse_schedules, race_result
+from terrace.wire.messages import (
+    ArenaAnswer,
+    ArenaIdAnswer,
+    ArenaJoin,
+    ArenaJoined,
+    ArenaLeave,
+    ArenaQuery,
+    ArenasAnswer,
+    ArenasQuery,
+    ArenaSummary,
+    ArenaUnwatch,
+)
 
 log = logging.getLogger("terrace.server")
 
@@ -126,34 +138,40 @@ class Arenas:
             "arena_leave": self.on_arena_leave,
         }
 
-    async def on_arenas(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_arenas(self, conn: Connection, req: ArenasQuery) -> ArenasAnswer:
         now = now_ms()
         lists: dict[str, list[Message]] = {"upcoming": [], "running": [], "finished": []}
         for raw in await self.store.arena_list():
             spec = ArenaSpec.from_dict(raw)
             lists[spec.state_at(now)].append(spec)  # type: ignore[arg-type]
         lists["finished"] = lists["finished"][-FINISHED_LISTED:][::-1]  # newest first
-        out: dict[str, Any] = {"type": "arenas", "now": now}
+        listed: dict[str, list[ArenaSummary]] = {}
         for state, specs in lists.items():
-            out[state] = [(await self.load(s.id, now)).summary(now) for s in specs]  # type: ignore[attr-defined]
-        return out
+            listed[state] = [(await self.load(s.id, now)).summary(now) for s in specs]  # type: ignore[attr-defined]
+        return {
+            "type": "arenas",
+            "now": now,
+            "upcoming": listed["upcoming"],
+            "running": listed["running"],
+            "finished": listed["finished"],
+        }
 
-    async def on_arena(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_arena(self, conn: Connection, req: ArenaQuery) -> ArenaAnswer:
         now = now_ms()
-        arena = await self.load(req["arena"], now)
-        if req.get("watch"):
+        arena = await self.load(req.arena, now)
+        if req.watch:
             self.watchers.setdefault(arena.spec.id, set()).add(conn)
         return {"type": "arena", "arena": arena.details(now), "now": now}
 
-    async def on_arena_unwatch(self, conn: Connection, req: dict[str, Any]) -> Message:
-        self.watchers.get(req["arena"], set()).discard(conn)
-        return {"type": "arena_unwatched", "arena": req["arena"]}
+    async def on_arena_unwatch(self, conn: Connection, req: ArenaUnwatch) -> ArenaIdAnswer:
+        self.watchers.get(req.arena, set()).discard(conn)
+        return {"type": "arena_unwatched", "arena": req.arena}
 
-    async def on_arena_join(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_arena_join(self, conn: Connection, req: ArenaJoin) -> ArenaJoined:
         player = conn.player
         assert player is not None
         now = now_ms()
-        arena = await self.load(req["arena"], now)
+        arena = await self.load(req.arena, now)
         other = self.members.get(player.id)
         if other is not None and other != arena.spec.id:
             raise ProtocolError("already_in_arena", arena=other)
@@ -163,10 +181,10 @@ class Arenas:
         await self._apply(arena, effects)
         return {"type": "arena_joined", "arena": arena.summary(now)}
 
-    async def on_arena_leave(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_arena_leave(self, conn: Connection, req: ArenaLeave) -> ArenaIdAnswer:
         player = conn.player
         assert player is not None
-        arena = await self.load(req["arena"], now_ms())
+        arena = await self.load(req.arena, now_ms())
         effects = arena.leave(player.id)  # not_in_arena
         await self.store.arena_leave(arena.spec.id, player.id)
         self.members.pop(player.id, None)

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from server.config import Config
 from server.players.accounts import Player
@@ -33,6 +33,7 @@ from server.races.winnable import Drawn
 from server.store import Store
 from terrace.race import RaceOptions, RaceRules
 from terrace.race.ghosts import Recorded
+from terrace.wire.messages import Record
 
 log = logging.getLogger("terrace.server")
 
@@ -173,7 +174,7 @@ class Attempts:
 
     # ----- records ------------------------------------------------------------------
 
-    async def record(self, race_id: str, player: Player | None) -> Message | None:
+    async def record(self, race_id: str, player: Player | None) -> Record | None:
         """An attempt's record: anyone's once its owner says it may be told (its deal revealed);
         before that its own player's only, without the seed and the solution. None when
         ``race_id`` is no attempt kept here (or not the asker's yet)."""
@@ -183,10 +184,13 @@ class Attempts:
         kept = await self.get(str(where["key"]))
         if kept is None or kept.get("race") != race_id or "record" not in kept:
             return None
-        record: Message = kept["record"]
+        record = cast(Record, kept["record"])
         told = self.told.get(str(where.get("owner", {}).get("kind")))
         if told is not None and await told(where["owner"]):
             return record
         if player is not None and player.id == where["player"]:
-            return {k: v for k, v in record.items() if k not in ("seed", "solution")}
+            kept_back: Record = {**record}
+            kept_back.pop("seed", None)
+            kept_back.pop("solution", None)
+            return kept_back
         return None

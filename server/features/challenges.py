@@ -34,6 +34,15 @@ from terrace.race.ghosts import Recorded, recorded
 from terrace.rules.deal import commitment
 from terrace.rules.variants import VARIANTS
 from terrace.rules.versions import RULES_VERSION
+from terrace.wire.messages import (
+    ChallengeAnswer,
+    ChallengeCreate,
+    ChallengePlay,
+    ChallengePlaying,
+    ChallengeQuery,
+    ChallengeReveal,
+    DailyRow,
+)
 
 KEEP = 30 * 86_400  # a challenge, its attempts and records are kept this long
 
@@ -56,21 +65,21 @@ class Challenges:
             "challenge_reveal": self.on_challenge_reveal,
         }
 
-    async def on_challenge(self, conn: Connection, req: dict[str, Any]) -> Message:
-        return await self.answer(req, conn.player)
+    async def on_challenge(self, conn: Connection, req: ChallengeQuery) -> ChallengeAnswer:
+        return await self.answer(req.challenge, conn.player)
 
-    async def on_challenge_create(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_challenge_create(self, conn: Connection, req: ChallengeCreate) -> ChallengePlaying:
         return await self.create(player_of(conn), req, conn.address)
 
-    async def on_challenge_play(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_challenge_play(self, conn: Connection, req: ChallengePlay) -> ChallengePlaying:
         return await self.play(player_of(conn), req)
 
-    async def on_challenge_reveal(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_challenge_reveal(self, conn: Connection, req: ChallengeReveal) -> ChallengeAnswer:
         return await self.reveal(player_of(conn), req)
 
-    async def create(self, player: Player, req: Mapping[str, Any], address: str = "?") -> Message:
+    async def create(self, player: Player, req: ChallengeCreate, address: str = "?") -> ChallengePlaying:
         """Draw a winnable secret deal and start its creator's attempt on it."""
-        variant = str(req["variant"])
+        variant = req.variant
         self.registry.check_free(player)
         seconds = self.registry.config.winnable_seconds
         drawn = await self.registry.draws.draw(address, variant, RULES_VERSION, seconds)
@@ -88,9 +97,9 @@ class Challenges:
         await self.store.daily_claim(f"challenge:{cid}", kept, KEEP)
         return await self._start(player, cid, kept, 0)
 
-    async def play(self, player: Player, req: Mapping[str, Any]) -> Message:
+    async def play(self, player: Player, req: ChallengePlay) -> ChallengePlaying:
         """Race a challenge's deal against the ghosts of the attempts before (its creator's rematch too)."""
-        cid = str(req["challenge"])
+        cid = req.challenge
         kept = await self._challenge(cid)
         revealed = await self._revealed(cid, kept)
         if kept.get("closing") and not revealed:  # its reveal waits for the attempts under way
@@ -98,12 +107,12 @@ class Challenges:
         if not player.registered and not revealed:  # as with today's daily deal
             raise ProtocolError("challenge_account_needed", challenge=cid)
         self.registry.check_free(player)
-        return await self._start(player, cid, kept, int(req.get("ghosts", MAX_GHOSTS)))
+        return await self._start(player, cid, kept, MAX_GHOSTS if req.ghosts is None else req.ghosts)
 
-    async def reveal(self, player: Player, req: Mapping[str, Any]) -> Message:
+    async def reveal(self, player: Player, req: ChallengeReveal) -> ChallengeAnswer:
         """The creator's word: no new attempt starts, and the deal is told once every attempt under
         way is over (at once when none is)."""
-        cid = str(req["challenge"])
+        cid = req.challenge
         kept = await self._challenge(cid)
         if kept["creator"]["id"] != player.id:
             raise ProtocolError("not_challenge_creator", challenge=cid)
@@ -111,7 +120,7 @@ class Challenges:
             kept = {**kept, "closing": True}
             await self.store.daily_put(f"challenge:{cid}", kept, KEEP)
         await self._revealed(cid, kept)
-        return await self.answer(req, player)
+        return await self.answer(cid, player)
 
     async def _revealed(self, cid: str, kept: Mapping[str, Any]) -> bool:
         """Whether the challenge's deal is told: its creator said so and no attempt of it still runs
@@ -127,17 +136,16 @@ class Challenges:
         kept = await self.store.daily_get(f"challenge:{cid}")
         return kept is not None and await self._revealed(cid, kept)
 
-    async def answer(self, req: Mapping[str, Any], player: Player | None) -> Message:
+    async def answer(self, cid: str, player: Player | None) -> ChallengeAnswer:
         """What anyone may know of a challenge: its commitment and attempts (time and score only);
         its seed and solution once revealed; while its reveal waits, when it comes at the latest."""
-        cid = str(req["challenge"])
         kept = await self._challenge(cid)
         revealed = await self._revealed(cid, kept)
-        rows: list[Message] = []
+        rows: list[DailyRow] = []
         for i, (pid, value) in enumerate(await self.store.board_range(f"challenge:{cid}", 0, 100, False)):
             attempt = await self.attempts.get(f"challenge:{cid}:{pid}") or {}
             rows.append(board_row(i + 1, attempt.get("player") or {"id": pid, "name": pid}, value))
-        out: Message = {
+        out: ChallengeAnswer = {
             "type": "challenge",
             "challenge": cid,
             "variant": kept["variant"],
@@ -168,7 +176,9 @@ class Challenges:
                 out.append(Recorded.of(attempt["ghost"]))
         return out
 
-    async def _start(self, player: Player, cid: str, kept: Mapping[str, Any], wanted: int) -> Message:
+    async def _start(
+        self, player: Player, cid: str, kept: Mapping[str, Any], wanted: int
+    ) -> ChallengePlaying:
         ghosts = await self._ghosts(cid, player, wanted) if wanted else []
         variant = str(kept["variant"])
         rules = RaceRules(

@@ -59,6 +59,8 @@ from terrace.race.daily import (
 )
 from terrace.race.ghosts import recorded
 from terrace.rules.variants import VARIANTS
+from terrace.vocab import Pool
+from terrace.wire.messages import Attempt, DailyAnswer, DailyPlay, DailyPlaying, DailyQuery
 
 log = logging.getLogger("terrace.server")
 
@@ -136,35 +138,35 @@ class Daily:
     def handlers(self) -> dict[str, Handler]:
         return {"daily": self.on_daily, "daily_play": self.on_daily_play}
 
-    async def on_daily(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_daily(self, conn: Connection, req: DailyQuery) -> DailyAnswer:
         return await self.answer(req, conn.player)
 
-    async def on_daily_play(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_daily_play(self, conn: Connection, req: DailyPlay) -> DailyPlaying:
         return await self.play(player_of(conn), req)
 
-    def _day(self, req: Mapping[str, Any]) -> str:
+    def _day(self, req: DailyQuery | DailyPlay) -> str:
         """The day a request names (today by default); never a day to come."""
         today = self.today()
-        if req.get("day") is None:
+        if req.day is None:
             return today
-        day = parse_day(str(req["day"]))
+        day = parse_day(req.day)
         if day is None:
             raise ProtocolError("bad_field", field="day", detail="must be a day as YYYY-MM-DD")
         if day > today:
             raise ProtocolError("daily_not_yet", day=day, today=today)
         return day
 
-    async def answer(self, req: Mapping[str, Any], player: Player | None) -> Message:
+    async def answer(self, req: DailyQuery, player: Player | None) -> DailyAnswer:
         """The ``daily`` answer: the day's commitments and board, the asker's own attempt, and,
         once the deal is revealed (the day over, no attempt of it running), its seed, the
         solver's line and the best lines; until then, when it will be revealed at the soonest."""
-        variant, day = str(req["variant"]), self._day(req)
+        variant, day = req.variant, self._day(req)
         today = self.today()
         deal, following = await asyncio.gather(self.deal(variant, day), self.deal(variant, shift(day, 1)))
-        pool = str(req.get("pool") or (pool_of(player.public()) if player else "humans"))
+        pool: Pool = req.pool or (pool_of(player.public()) if player else "humans")
         rows, total = await self.boards.rows(variant, day, pool)
         v = VARIANTS[variant]
-        out: Message = {
+        out: DailyAnswer = {
             "type": "daily",
             "variant": variant,
             "day": day,
@@ -192,13 +194,13 @@ class Daily:
 
     # ----- playing ------------------------------------------------------------------
 
-    async def play(self, player: Player, req: Mapping[str, Any]) -> Message:
+    async def play(self, player: Player, req: DailyPlay) -> DailyPlaying:
         """Start an attempt on a day's deal: today's one rated attempt (an account's, claimed in
         the store in one step, so no second one starts on any node by any path), practice on it
         after that, or practice on a past day's revealed deal. Its ``started`` follows."""
-        variant, day = str(req["variant"]), self._day(req)
+        variant, day = req.variant, self._day(req)
         today = day == self.today()
-        practice = bool(req.get("practice", False))
+        practice = bool(req.practice)
         if today and not player.registered:
             # a guest may play any number of times: every game of today's deal would show its
             # stock to whoever turns it, for an account to race with the deal known
@@ -210,7 +212,7 @@ class Daily:
             raise ProtocolError("not_revealed", what=f"The {variant} deal of {day}", when=when, reveals_at=at)
         self.registry.check_free(player)
         deal = await self.deal(variant, day)
-        ghosts = await self.boards.ghosts(variant, day, player, int(req.get("ghosts", 3)))
+        ghosts = await self.boards.ghosts(variant, day, player, 3 if req.ghosts is None else req.ghosts)
         key = _attempt(variant, day, player.id)
         race_id = self.attempts.new_id()
         rated = False
@@ -346,14 +348,14 @@ def _utc(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _own(attempt: Mapping[str, Any] | None) -> Message:
+def _own(attempt: Mapping[str, Any] | None) -> Attempt:
     """The asker's own attempt as the ``daily`` answer tells it."""
     if attempt is None:
         return {"state": "none"}
     if attempt.get("state") != "finished":
         return {"state": "playing", "race": attempt.get("race")}
     row = board_row(0, attempt["player"], float(attempt["value"]))
-    own: Message = {
+    own: Attempt = {
         "state": "finished",
         "race": attempt["race"],
         "time": row["time"],

@@ -4,7 +4,7 @@ ghosts a new attempt races, and the pushes to the ``daily`` topic."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from server.features.attempts import Attempts
 from server.players.accounts import Player
@@ -13,15 +13,15 @@ from server.races.audience import Audience
 from server.store import Store
 from terrace.race.daily import board_row
 from terrace.race.ghosts import Recorded
-
-Message = dict[str, Any]
+from terrace.vocab import Pool
+from terrace.wire.messages import BestLine, DailyBoard, DailyRow
 
 BOARD_ROWS = 20
 BEST_LINES = 3  # a revealed day's answer carries the move lists of its first few rows
 MAX_GHOSTS = 8
 
 
-def pool_of(player: Mapping[str, Any]) -> str:
+def pool_of(player: Mapping[str, Any]) -> Pool:
     return "bots" if player.get("kind") == "bot" else "humans"
 
 
@@ -41,11 +41,11 @@ class DailyBoards:
 
     async def rows(
         self, variant: str, day: str, pool: str, count: int = BOARD_ROWS
-    ) -> tuple[list[Message], int]:
+    ) -> tuple[list[DailyRow], int]:
         """The first ``count`` rows of a day's board, and how many rows it has."""
         key = board_key(variant, day, pool)
         entries = await self.store.board_range(key, 0, count, False)
-        rows: list[Message] = []
+        rows: list[DailyRow] = []
         previous: tuple[float, int] | None = None
         for i, (pid, value) in enumerate(entries):
             rank = previous[1] if previous is not None and previous[0] == value else i + 1
@@ -54,8 +54,8 @@ class DailyBoards:
             rows.append(board_row(rank, attempt.get("player") or {"id": pid, "name": pid}, value))
         return rows, await self.store.board_size(key)
 
-    async def best(self, variant: str, day: str, pool: str) -> list[Message]:
-        best: list[Message] = []
+    async def best(self, variant: str, day: str, pool: str) -> list[BestLine]:
+        best: list[BestLine] = []
         for pid, value in await self.store.board_range(board_key(variant, day, pool), 0, BEST_LINES, False):
             attempt = await self.attempts.get(attempt_key(variant, day, pid))
             if attempt is None or "record" not in attempt:
@@ -92,13 +92,12 @@ class DailyBoards:
         if not self.audience.daily_watchers:
             return
         rows, total = await self.rows(variant, day, pool)
-        self.audience.to_daily(
-            {
-                "type": "daily_board",
-                "variant": variant,
-                "day": day,
-                "pool": pool,
-                "board": rows,
-                "total": total,
-            }
-        )
+        pushed: DailyBoard = {
+            "type": "daily_board",
+            "variant": variant,
+            "day": day,
+            "pool": cast(Pool, pool),
+            "board": rows,
+            "total": total,
+        }
+        self.audience.to_daily(pushed)

@@ -27,7 +27,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, cast
 
 from server.config import Config
 from server.handlers.dispatch import Handler
@@ -37,6 +37,7 @@ from server.transport.connection import Connection
 from terrace.errors import ProtocolError
 from terrace.solve import Solution
 from terrace.solve.hindsight import Plan, solve_after
+from terrace.wire.messages import Analysing, AnalysisAnswer, AnalysisQuery
 
 log = logging.getLogger("terrace.server")
 
@@ -68,20 +69,20 @@ class Analyses:
     def handlers(self) -> dict[str, Handler]:
         return {"analysis": self.on_analysis}
 
-    async def on_analysis(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_analysis(self, conn: Connection, req: AnalysisQuery) -> AnalysisAnswer | Analysing:
         """Hindsight on a finished race; a live race is ``not_finished``; one's own attempt whose
         deal is still secret (a daily attempt before its day is revealed) ``not_revealed``."""
-        record = await self.records(req["race"], conn.player)
+        record = await self.records(req.race, conn.player)
         if "seed" not in record:
             raise ProtocolError("not_revealed", what="This race's deal", when="")
         return await self.answer(record)
 
-    async def answer(self, record: Message) -> Message:
+    async def answer(self, record: Mapping[str, Any]) -> AnalysisAnswer | Analysing:
         """The race's analysis, or ``analysing`` while it is made (started here if it is not)."""
         race_id = str(record["id"])
         kept = await self.store.analysis(race_id)
         if kept is not None:
-            return {"type": "analysis", "race": race_id, **kept}
+            return cast(AnalysisAnswer, {"type": "analysis", "race": race_id, **kept})
         if race_id in self._failed:
             raise ProtocolError("internal")
         if race_id not in self._running:

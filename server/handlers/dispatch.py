@@ -17,9 +17,11 @@ from server.races.nodes import Redirect
 from server.store import NotOwner
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
+from terrace.wire.messages import Request
 
-Message = Mapping[str, Any]
-Handler = Callable[[Connection, dict[str, Any]], Awaitable[Message | None]]
+Message = Mapping[str, object]  # an answer or a push: one of terrace.wire.messages' types
+# A handler takes its own request type (a Move for "move"...): the table is keyed by that type's name.
+Handler = Callable[[Connection, Any], Awaitable[Message | None]]
 
 
 class Dispatcher:
@@ -39,19 +41,19 @@ class Dispatcher:
         self.table.update(handlers)
         self.anonymous |= anonymous
 
-    async def handle(self, conn: Connection, req: dict[str, Any]) -> Message | None:
-        kind = req["type"]
+    async def handle(self, conn: Connection, req: Request) -> Message | None:
+        kind = req.TYPE
         if conn.player is None and kind not in self.anonymous:
             raise ProtocolError("hello_first", request=kind)
         try:
             answer = await self.table[kind](conn, req)
         except Redirect as r:  # another node owns the race: the client asks there
-            return r.to_message(req.get("id"))
+            return r.to_message(req.id)
         except NotOwner as taken:  # another node took the race over since: nothing was done here
             self.adoption.lost(taken.race_id, taken.holder)
-            return Redirect(taken.race_id, taken.holder).to_message(req.get("id"))
-        if answer is not None and "id" in req and "re" not in answer:
-            return {**answer, "re": req["id"]}
+            return Redirect(taken.race_id, taken.holder).to_message(req.id)
+        if answer is not None and req.id is not None and "re" not in answer:
+            return {**answer, "re": req.id}
         return answer
 
 
@@ -61,6 +63,6 @@ def player_of(conn: Connection) -> Player:
     return conn.player
 
 
-def answering(answer: Message, req: Mapping[str, Any]) -> dict[str, Any]:
+def answering(answer: Message, req: Request) -> dict[str, object]:
     """``answer`` as the answer to ``req`` (with ``re`` when the request had an ``id``)."""
-    return {**answer, "re": req["id"]} if "id" in req else dict(answer)
+    return {**answer, "re": req.id} if req.id is not None else dict(answer)

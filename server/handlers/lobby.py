@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
-from server.handlers.dispatch import Handler, Message, player_of
+from server.handlers.dispatch import Handler, player_of
 from server.races.adoption import Adoption
 from server.races.archive import Archive
 from server.races.audience import Audience
@@ -13,6 +13,36 @@ from server.races.matchmaking import Matchmaking
 from server.races.registry import Registry
 from server.store import Store
 from server.transport.connection import Connection
+from terrace.vocab import Entry, Goal
+from terrace.wire.messages import (
+    Brief,
+    Create,
+    Done,
+    Join,
+    Leave,
+    Queue,
+    Queued,
+    RaceAnswer,
+    RaceIdAnswer,
+    RacesAnswer,
+    RacesQuery,
+    Record,
+    Standings,
+    StartRace,
+    Subscribe,
+    Subscribed,
+    Summary,
+    Unqueue,
+    Unsubscribe,
+)
+
+
+class Page(TypedDict):
+    """One page of the races not over: what ``races`` and a lobby ``subscribed`` share."""
+
+    races: list[Summary]
+    total: int
+    next: NotRequired[int]
 
 
 class LobbyRequests:
@@ -47,31 +77,41 @@ class LobbyRequests:
             "unsubscribe": self.on_unsubscribe,
         }
 
-    async def on_races(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_races(self, conn: Connection, req: RacesQuery) -> RacesAnswer:
         finished = [_brief(r) for r in await self.archive.recent(20)]
-        return {"type": "races", **(await self._page(req.get("start", 0))), "finished": finished}
+        page = await self._page(req.start or 0)
+        answer: RacesAnswer = {
+            "type": "races",
+            "races": page["races"],
+            "total": page["total"],
+            "finished": finished,
+        }
+        if "next" in page:
+            answer["next"] = page["next"]
+        return answer
 
-    async def _page(self, start: int) -> dict[str, Any]:
+    async def _page(self, start: int) -> Page:
         """One page of the races not over (``races_page`` of them from ``start``), the total,
         and where the next page starts when there is one: an answer never grows with the lobby."""
         listing = await self._listing()
         size = self.registry.config.races_page
-        page: dict[str, Any] = {"races": listing[start : start + size], "total": len(listing)}
+        page: Page = {"races": listing[start : start + size], "total": len(listing)}
         if start + size < len(listing):
             page["next"] = start + size
         return page
 
-    async def _listing(self) -> list[Message]:
+    async def _listing(self) -> list[Summary]:
         """Races not over on every node (ours first)."""
         here = self.registry.listing()
         if self.registry.cluster is None:
             return here
         ids = {r["id"] for r in here}
-        return here + [r for r in await self.store.shared_races() if r["id"] not in ids]
+        shared = cast(list[Summary], await self.store.shared_races())
+        return here + [r for r in shared if r["id"] not in ids]
 
-    async def on_create(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_create(self, conn: Connection, req: Create) -> RaceAnswer:
         player = player_of(conn)
-        if req.get("deals") == "winnable":
+        if req.deals == "winnable":
             driver = await self.registry.create_winnable(player, req, conn.address)
         else:
             driver = self.registry.create(player, req, conn.address)
@@ -80,77 +120,78 @@ class LobbyRequests:
             await self.registry.cluster.shared()
         return {"type": "created", "race": driver.race.summary()}
 
-    async def on_join(self, conn: Connection, req: dict[str, Any]) -> Message:
-        await self.adoption.local(req["race"], player_of(conn).id)
-        driver = self.registry.join(player_of(conn), req["race"])  # someone's private race: no_race
+    async def on_join(self, conn: Connection, req: Join) -> RaceAnswer:
+        await self.adoption.local(req.race, player_of(conn).id)
+        driver = self.registry.join(player_of(conn), req.race)  # someone's private race: no_race
         return {"type": "joined", "race": driver.race.summary()}
 
-    async def on_leave(self, conn: Connection, req: dict[str, Any]) -> Message:
-        await self.adoption.local(req["race"], player_of(conn).id)
-        await self.registry.leave(player_of(conn), req["race"])
-        return {"type": "left", "race": req["race"]}
+    async def on_leave(self, conn: Connection, req: Leave) -> RaceIdAnswer:
+        await self.adoption.local(req.race, player_of(conn).id)
+        await self.registry.leave(player_of(conn), req.race)
+        return {"type": "left", "race": req.race}
 
-    async def on_start(self, conn: Connection, req: dict[str, Any]) -> Message:
-        await self.adoption.local(req["race"], player_of(conn).id)
-        driver = self.registry.start(player_of(conn), req["race"])
+    async def on_start(self, conn: Connection, req: StartRace) -> RaceAnswer:
+        await self.adoption.local(req.race, player_of(conn).id)
+        driver = self.registry.start(player_of(conn), req.race)
         return {"type": "starting", "race": driver.race.summary()}
 
-    async def on_queue(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_queue(self, conn: Connection, req: Queue) -> Queued:
         player = player_of(conn)
+        house = bool(req.house)
         (variant, goal, pool, deals), position = await self.matchmaking.queue(
-            player,
-            req["variant"],
-            req.get("goal"),
-            req.get("pool", "all"),
-            req.get("house", False),
-            req.get("deals", "any"),
+            player, req.variant, req.goal, req.pool or "all", house, req.deals or "any"
         )
-        queued = {
+        queued: Queued = {
             "type": "queued",
             "variant": variant,
-            "goal": goal,
-            "pool": pool,
-            "house": req.get("house", False),
+            "goal": cast(Goal, goal),  # (the queue's key says them as plain strings)
+            "pool": cast(Entry, pool),
+            "house": house,
             "position": position,
         }
         if deals == "winnable":  # only those who asked see the new field
-            queued["deals"] = deals
+            queued["deals"] = "winnable"
         return queued
 
-    async def on_unqueue(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_unqueue(self, conn: Connection, req: Unqueue) -> Done:
         await self.matchmaking.unqueue(player_of(conn))
         return {"type": "unqueued"}
 
-    async def on_subscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
-        self.audience.subscribe(conn, req["topic"])
-        if req["topic"] in ("leaderboards", "daily"):
-            return {"type": "subscribed", "topic": req["topic"]}
+    async def on_subscribe(self, conn: Connection, req: Subscribe) -> Subscribed:
+        self.audience.subscribe(conn, req.topic)
+        if req.topic in ("leaderboards", "daily"):
+            return {"type": "subscribed", "topic": req.topic}
         page = await self._page(0)
         running = (r for r in page["races"] if r["state"] == "running")
-        return {
+        answer: Subscribed = {
             "type": "subscribed",
-            "topic": req["topic"],
-            **page,
+            "topic": req.topic,
+            "races": page["races"],
+            "total": page["total"],
             "standings": await self._standings_of(running),
         }
+        if "next" in page:
+            answer["next"] = page["next"]
+        return answer
 
-    async def _standings_of(self, races: Iterable[Message]) -> list[Message]:
+    async def _standings_of(self, races: Iterable[Summary]) -> list[Standings]:
         """The latest standings of running races, so a new subscriber is right before any push."""
-        out: list[Message] = []
+        out: list[Standings] = []
         for summary in races:
             driver = self.registry.drivers.get(summary["id"])
             if driver is not None:
                 out.append(driver.race.standings())
             elif (shared := (await self.store.shared_race(summary["id"])).get("standings")) is not None:
-                out.append(shared)
+                out.append(cast(Standings, shared))
         return out
 
-    async def on_unsubscribe(self, conn: Connection, req: dict[str, Any]) -> Message:
-        self.audience.unsubscribe(conn, req["topic"])
-        return {"type": "unsubscribed", "topic": req["topic"]}
+    async def on_unsubscribe(self, conn: Connection, req: Unsubscribe) -> Subscribed:
+        self.audience.unsubscribe(conn, req.topic)
+        return {"type": "unsubscribed", "topic": req.topic}
 
 
-def _brief(record: Message) -> Message:
+def _brief(record: Record) -> Brief:
     """A finished race for lists: the record without move lists or first view."""
     results = [{k: v for k, v in row.items() if k != "move_list"} for row in record["results"]]
-    return {**{k: v for k, v in record.items() if k not in ("results", "first_view")}, "results": results}
+    brief: dict[str, Any] = {k: v for k, v in record.items() if k not in ("results", "first_view")}
+    return cast(Brief, {**brief, "results": results})

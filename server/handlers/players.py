@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
 
-from server.handlers.dispatch import Handler, Message
+from server.handlers.dispatch import Handler
 from server.players.accounts import Accounts, Player
 from server.players.leaderboards import Leaderboards
 from server.races.adoption import Adoption
@@ -15,6 +14,16 @@ from server.transport.connection import Connection
 from server.transport.limits import AddressBuckets
 from terrace.errors import ProtocolError
 from terrace.rules.variants import VARIANTS
+from terrace.wire.messages import (
+    Hello,
+    Leaderboard,
+    LeaderboardQuery,
+    PlayerAnswer,
+    PlayerQuery,
+    Register,
+    Registered,
+    Welcome,
+)
 
 log = logging.getLogger("terrace.server")
 PROTOCOL_VERSION = 1
@@ -41,17 +50,15 @@ class PlayerRequests:
             "player": self.on_player,
         }
 
-    async def on_hello(self, conn: Connection, req: dict[str, Any]) -> Message | None:
+    async def on_hello(self, conn: Connection, req: Hello) -> None:
         if conn.player is not None:
             raise ProtocolError("already_welcomed", name=conn.player.name)
-        player = await self.accounts.hello(
-            req.get("name"), req.get("token"), req.get("session"), req.get("kind", "human")
-        )
-        conn.views = req.get("views", "full")
+        player = await self.accounts.hello(req.name, req.token, req.session, req.kind or "human")
+        conn.views = req.views or "full"
         await self._attach(conn, player, req)
         return None
 
-    async def on_register(self, conn: Connection, req: dict[str, Any]) -> Message | None:
+    async def on_register(self, conn: Connection, req: Register) -> None:
         if conn.player is not None:
             raise ProtocolError("already_welcomed", name=conn.player.name)
         bucket = self.registrations[conn.address]
@@ -59,30 +66,35 @@ class PlayerRequests:
         if wait:
             raise ProtocolError("too_many_registrations", retry_after=math.ceil(wait))
         try:
-            token, player = await self.accounts.register(req["name"], req.get("kind", "human"))
+            token, player = await self.accounts.register(req.name, req.kind or "human")
         except Exception:
             bucket.tokens += 1  # a refused name (taken, bad) or a store down costs nothing: try again
             raise
         log.info("registered %s (%s)", player.name, player.kind)
-        msg = {"type": "registered", "token": token, "player": player.public(), "session": player.session}
-        if "id" in req:
-            msg["re"] = req["id"]
+        msg: Registered = {
+            "type": "registered",
+            "token": token,
+            "player": player.public(),
+            "session": player.session,
+        }
+        if req.id is not None:
+            msg["re"] = req.id
         conn.player = player
-        conn.views = req.get("views", "full")
+        conn.views = req.views or "full"
         player.connection = conn
-        player.address, player.client = conn.address, req.get("client", "")
+        player.address, player.client = conn.address, req.client or ""
         await conn.send(msg)
         return None
 
-    async def _attach(self, conn: Connection, player: Player, req: dict[str, Any]) -> None:
+    async def _attach(self, conn: Connection, player: Player, req: Hello) -> None:
         """Bind the player to this connection, answer welcome, then resume any race."""
         if player.race is not None:  # a race restored at start but not replayed yet: replay it first
             await self.adoption.replay(player.race)
         old = player.connection
         player.connection = conn
-        player.address, player.client = conn.address, req.get("client", "")
+        player.address, player.client = conn.address, req.client or ""
         conn.player = player
-        welcome: dict[str, Any] = {
+        welcome: Welcome = {
             "type": "welcome",
             "player": player.public(),
             "session": player.session,
@@ -90,16 +102,16 @@ class PlayerRequests:
         }
         if player.race is not None and player.race in self.registry.drivers:
             welcome["race"] = player.race  # a race that goes on for them: its `started` follows
-        if "id" in req:
-            welcome["re"] = req["id"]
+        if req.id is not None:
+            welcome["re"] = req.id
         await conn.send(welcome)
         if old is not None and old is not conn:
             old.player = None
             await old.ws.close(4001, "another connection took over this session")
         self.registry.resume(player)
 
-    async def on_leaderboard(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_leaderboard(self, conn: Connection, req: LeaderboardQuery) -> Leaderboard:
         return await self.leaderboards.answer(req)
 
-    async def on_player(self, conn: Connection, req: dict[str, Any]) -> Message:
-        return await self.leaderboards.player(req["name"])
+    async def on_player(self, conn: Connection, req: PlayerQuery) -> PlayerAnswer:
+        return await self.leaderboards.player(req.name)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import cast
 
-from server.handlers.dispatch import Handler, Message, answering, player_of
+from server.handlers.dispatch import Handler, answering, player_of
 from server.players.accounts import Player
 from server.races.adoption import Adoption
 from server.races.archive import Archive
@@ -18,12 +18,31 @@ from server.races.registry import Registry
 from server.store import Store
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
+from terrace.race.effects import Reply
 from terrace.race.standings import unstarted_rows
+from terrace.wire.messages import Move as MoveRequest
+from terrace.wire.messages import (
+    Moved,
+    Pong,
+    RaceIdAnswer,
+    RacePush,
+    RecordAnswer,
+    RecordQuery,
+    Resign,
+    Spectate,
+    Spectating,
+    Standings,
+    Summary,
+    Unspectate,
+)
+from terrace.wire.messages import Ping as PingRequest
+from terrace.wire.messages import Record as RaceRecord
+from terrace.wire.protocol import MSGPACK, with_re
 from terrace.wire.views import moved_for
 
 # A feature's own finished races that the archive does not hold (a daily attempt): the record
 # ``race_id`` as ``player`` may see it, or None when the race is not the feature's (or not theirs yet).
-KeptRecords = Callable[[str, Player | None], Awaitable[Message | None]]
+KeptRecords = Callable[[str, Player | None], Awaitable[RaceRecord | None]]
 
 
 class RaceRequests:
@@ -51,24 +70,28 @@ class RaceRequests:
 
     # ----- racing -------------------------------------------------------------------
 
-    async def on_move(self, conn: Connection, req: dict[str, Any]) -> None:
-        driver = await self._race_of(req["race"], player_of(conn))
+    async def on_move(self, conn: Connection, req: MoveRequest) -> None:
+        driver = await self._race_of(req.race, player_of(conn))
         player_id = player_of(conn).id
-        effects = await driver.move(player_id, req["seq"], req["move"])
+        effects = await driver.move(player_id, req.seq, req.move)
 
-        def reply(answer: Message) -> None:
+        def reply(effect: Reply) -> None:
             if conn.views == "changes":
-                changes = driver.race.view_changes(player_id, answer["seq"])
-                answer = moved_for(answer, "changes", changes)
-            conn.push(answering(answer, req))
+                moved = cast(Moved, effect.message)
+                answer = moved_for(moved, "changes", driver.race.view_changes(player_id, moved["seq"]))
+                conn.push(answering(answer, req))
+            elif effect.frame is not None and conn.subprotocol == MSGPACK:  # encoded once, when made
+                conn.send_frame(with_re(effect.frame, req.id))
+            else:
+                conn.push(answering(effect.message, req))
 
         # the answer is written first, then the standings or `finished` it caused
         driver.apply(effects, reply=reply)
 
-    async def on_resign(self, conn: Connection, req: dict[str, Any]) -> Message:
-        driver = await self._race_of(req["race"], player_of(conn))
+    async def on_resign(self, conn: Connection, req: Resign) -> RaceIdAnswer:
+        driver = await self._race_of(req.race, player_of(conn))
         driver.apply(await driver.resign(player_of(conn).id))
-        return {"type": "resigned", "race": req["race"]}
+        return {"type": "resigned", "race": req.race}
 
     async def _race_of(self, race_id: str, player: Player) -> RaceDriver:
         """A race that is not over; a finished one is ``race_not_running``; someone else's private
@@ -81,8 +104,8 @@ class RaceRequests:
 
     # ----- watching -----------------------------------------------------------------
 
-    async def on_spectate(self, conn: Connection, req: dict[str, Any]) -> Message:
-        race_id = req["race"]
+    async def on_spectate(self, conn: Connection, req: Spectate) -> Spectating:
+        race_id = req.race
         await self.adoption.replay(race_id)  # restored at start but not replayed yet: replay it first
         if self.registry.cluster is not None and race_id not in self.registry.drivers:
             try:
@@ -95,34 +118,33 @@ class RaceRequests:
         self.audience.spectate(conn, race_id)
         return {"type": "spectating", "race": race.summary(), "standings": race.standings()}
 
-    async def _spectate_remote(self, conn: Connection, race_id: str) -> Message:
+    async def _spectate_remote(self, conn: Connection, race_id: str) -> Spectating:
         """Watch a race another node owns: its summary and latest standings; its events follow."""
         shared = await self.store.shared_race(race_id)
         if "summary" not in shared:
             raise ProtocolError("no_race", race=race_id)
-        summary = shared["summary"]
+        summary = cast(Summary, shared["summary"])
         # none shared before the deal (the owner shares standings as they change): its players,
         # as the owner would list them, so a watcher does not take an empty table for "nobody races"
-        standings = shared.get("standings") or {
+        standings: Standings = cast(Standings, shared.get("standings")) or {
             "type": "standings",
             "race": race_id,
             "state": summary["state"],
             "rows": unstarted_rows(summary.get("players", [])),
         }
         self.audience.spectate(conn, race_id)
-        self.audience.heard.setdefault(race_id, {}).update(
-            {"race": {"type": "race", "race": summary}, "standings": standings}
-        )
+        pushed: RacePush = {"type": "race", "race": summary}
+        self.audience.heard.setdefault(race_id, {}).update({"race": pushed, "standings": standings})
         return {"type": "spectating", "race": summary, "standings": standings}
 
-    async def on_unspectate(self, conn: Connection, req: dict[str, Any]) -> Message:
-        self.audience.unspectate(conn, req["race"])
-        return {"type": "unspectated", "race": req["race"]}
+    async def on_unspectate(self, conn: Connection, req: Unspectate) -> RaceIdAnswer:
+        self.audience.unspectate(conn, req.race)
+        return {"type": "unspectated", "race": req.race}
 
-    async def on_record(self, conn: Connection, req: dict[str, Any]) -> Message:
-        return {"type": "record", "race": await self.record(req["race"], conn.player)}
+    async def on_record(self, conn: Connection, req: RecordQuery) -> RecordAnswer:
+        return {"type": "record", "race": await self.record(req.race, conn.player)}
 
-    async def record(self, race_id: str, player: Player | None) -> Message:
+    async def record(self, race_id: str, player: Player | None) -> RaceRecord:
         """A finished race's record as ``player`` may see it: ``not_finished`` while it runs,
         ``no_race`` when there is none (or it is someone's private attempt)."""
         try:
@@ -153,5 +175,5 @@ class RaceRequests:
             return True
         return player is not None and any(p["id"] == player.id for p in saved.meta["players"])
 
-    async def on_ping(self, conn: Connection, req: dict[str, Any]) -> Message:
+    async def on_ping(self, conn: Connection, req: PingRequest) -> Pong:
         return {"type": "pong", "time": int(time.time() * 1000)}

@@ -24,14 +24,25 @@ import datetime as dt
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from server.players.fairplay import FLAGGED, FairPlay
 from server.players.ratings import Rating, ordinal, pool_of, rate
 from server.store import BoardPut, RatingChange, RatingsMoved, Store
 from terrace.errors import ProtocolError
 from terrace.rules.variants import VARIANTS
-from terrace.vocab import PERIODS, POOLS
+from terrace.vocab import PERIODS, POOLS, BoardName, Goal, Period, Pool
+from terrace.wire.messages import (
+    BoardPlayer,
+    BoardRow,
+    HistoryEntry,
+    Leaderboard,
+    LeaderboardQuery,
+    PlayerAnswer,
+)
+from terrace.wire.messages import (
+    Rating as RatingRow,
+)
 
 Message = dict[str, Any]
 
@@ -47,11 +58,11 @@ _HIGHER_IS_BETTER = {"rating": True, "fastest": False, "wins": True}
 class Board:
     """One board: what it ranks, and the store key it lives under."""
 
-    kind: str  # rating | fastest | wins
+    kind: BoardName
     variant: str
-    pool: str | None = None  # rating
-    goal: str | None = None  # fastest
-    period: str = "all"  # fastest: all | day | week
+    pool: Pool | None = None  # rating
+    goal: Goal | None = None  # fastest
+    period: Period = "all"  # fastest: all | day | week
     period_key: str | None = None  # "2026-11-23" or "2026-W48"
 
     @property
@@ -67,8 +78,13 @@ class Board:
     def descending(self) -> bool:
         return _HIGHER_IS_BETTER[self.kind]
 
-    def describe(self) -> Message:
-        out: Message = {"board": self.kind, "variant": self.variant}
+    def message(
+        self, rows: list[BoardRow], start: int | None = None, total: int | None = None
+    ) -> Leaderboard:
+        """The board as a ``leaderboard`` answer (``start`` and ``total`` given) or push."""
+        out: Leaderboard = {"type": "leaderboard", "board": self.kind, "variant": self.variant, "rows": rows}
+        if start is not None and total is not None:
+            out["start"], out["total"] = start, total
         if self.pool:
             out["pool"] = self.pool
         if self.goal:
@@ -97,7 +113,12 @@ class Leaderboards:
         self.clock = clock
 
     def board(
-        self, kind: str, variant: str, pool: str | None = None, goal: str | None = None, period: str = "all"
+        self,
+        kind: BoardName,
+        variant: str,
+        pool: Pool | None = None,
+        goal: Goal | None = None,
+        period: Period = "all",
     ) -> Board:
         """The board a query names; ProtocolError ``bad_board`` when it names none."""
         if kind == "rating":
@@ -157,7 +178,7 @@ class Leaderboards:
     ]:
         """What a finished race changes: each board put (with its board), the new ratings, and for
         each player whose result is flagged (``held``), the board entries held back."""
-        variant, goal = str(record["variant"]), str(record["goal"])
+        variant, goal = str(record["variant"]), cast(Goal, record["goal"])
         rows: Sequence[Mapping[str, Any]] = record.get("results", [])
         registered = [r for r in rows if not r["player"].get("guest", True)]
         puts: list[tuple[Board, BoardPut]] = []
@@ -211,13 +232,13 @@ class Leaderboards:
             ]
         return counted, ratings, withheld
 
-    async def player(self, name: str) -> Message:
+    async def player(self, name: str) -> PlayerAnswer:
         """A registered player's page: ratings (with races played) per pool and variant, and their
         latest rated races with the rating after each. ``no_player`` for an unknown name."""
         account = await self.store.account_by_name(name)
         if account is None:
             raise ProtocolError("no_player", name=name)
-        ratings: list[Message] = []
+        ratings: list[RatingRow] = []
         for pool in POOLS:
             for variant in VARIANTS:
                 stored = await self.store.rating(pool, variant, account.id)
@@ -241,16 +262,16 @@ class Leaderboards:
             "type": "player",
             "player": {"id": account.id, "name": account.name, "kind": account.kind},
             "ratings": ratings,
-            "history": await self.store.history(account.id, HISTORY_SHOWN),
+            "history": cast(list[HistoryEntry], await self.store.history(account.id, HISTORY_SHOWN)),
         }
 
     # ----- queries -------------------------------------------------------------------
 
-    async def rows(self, board: Board, start: int = 0, count: int = PAGE) -> list[Message]:
+    async def rows(self, board: Board, start: int = 0, count: int = PAGE) -> list[BoardRow]:
         """Rows ``start`` .. ``start + count - 1`` (0-based) with shared ranks for equal scores."""
         count = max(0, min(count, MAX_ROWS))
         entries = await self.store.board_range(board.key, start, count, board.descending)
-        out: list[Message] = []
+        out: list[BoardRow] = []
         previous: tuple[float, int] | None = None
         for i, (pid, score) in enumerate(entries):
             if previous is not None and previous[0] == score:
@@ -259,12 +280,12 @@ class Leaderboards:
                 rank = 1 + await self.store.board_better(board.key, score, board.descending)
             previous = (score, rank)
             account = await self.store.account_by_id(pid)
-            player = (
+            player: BoardPlayer = (
                 {"id": pid, "name": account.name, "kind": account.kind}
                 if account
                 else {"id": pid, "name": pid, "kind": "?"}
             )
-            row: Message = {
+            row: BoardRow = {
                 "rank": rank,
                 "position": start + i + 1,
                 "player": player,
@@ -279,7 +300,7 @@ class Leaderboards:
             out.append(row)
         return out
 
-    async def around(self, board: Board, player_id: str, count: int = PAGE) -> tuple[int, list[Message]]:
+    async def around(self, board: Board, player_id: str, count: int = PAGE) -> tuple[int, list[BoardRow]]:
         """The rows centred on a player: (0-based start, rows). Raises ``not_on_board``."""
         position = await self.store.board_rank(board.key, player_id, board.descending)
         if position is None:
@@ -287,22 +308,20 @@ class Leaderboards:
         start = max(0, position - count // 2)
         return start, await self.rows(board, start, count)
 
-    async def answer(self, req: Mapping[str, Any]) -> Message:
+    async def answer(self, req: LeaderboardQuery) -> Leaderboard:
         """The ``leaderboard`` answer to a request (see PROTOCOL.md)."""
-        board = self.board(
-            req["board"], req["variant"], req.get("pool"), req.get("goal"), req.get("period", "all")
-        )
-        count = int(req.get("count", PAGE))
-        if req.get("around"):
-            account = await self.store.account_by_name(str(req["around"]))
+        board = self.board(req.board, req.variant, req.pool, req.goal, req.period or "all")
+        count = PAGE if req.count is None else req.count
+        if req.around:
+            account = await self.store.account_by_name(req.around)
             if account is None:
                 raise ProtocolError("not_on_board", board=board.kind, variant=board.variant)
             start, rows = await self.around(board, account.id, count)
         else:
-            start = int(req.get("start", 0))
+            start = req.start or 0
             rows = await self.rows(board, start, count)
         total = await self.store.board_size(board.key)
-        return {"type": "leaderboard", **board.describe(), "start": start, "total": total, "rows": rows}
+        return board.message(rows, start, total)
 
 
 def played_key(pool: str, variant: str) -> str:

@@ -14,13 +14,15 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from terrace.vocab import Pool
+
 Rating = tuple[float, float]  # mu, sigma
 
 _MODEL = PlackettLuce()
 DEFAULT: Rating = (_MODEL.mu, _MODEL.sigma)
 
 
-def pool_of(rows: Sequence[Mapping[str, Any]]) -> str | None:
+def pool_of(rows: Sequence[Mapping[str, Any]]) -> Pool | None:
     """``"humans"`` or ``"bots"`` when the race is rated, else None."""
     players = [r.get("player") or {} for r in rows]
     if len(players) < 2 or any(p.get("guest", True) for p in players):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from server.players.leaderboards import Leaderboards
 from server.races.audience import Audience
@@ -23,6 +23,7 @@ from server.races.nodes import Cluster
 from server.store import Store, StoreDown
 from terrace.errors import ProtocolError
 from terrace.wire.conversation import backoff
+from terrace.wire.messages import Record
 
 log = logging.getLogger("terrace.server")
 
@@ -44,17 +45,17 @@ class Archive:
         self.leaderboards = leaderboards
         self.audience = audience
         self.cluster = cluster  # one node of many: tell the others once a record is kept
-        self._unsaved: dict[str, Message] = {}  # records on their way to the store
+        self._unsaved: dict[str, Record] = {}  # records on their way to the store
         self._saving: set[asyncio.Task[None]] = set()
 
-    def keep(self, record: Message, driver: RaceDriver) -> None:
+    def keep(self, record: Record, driver: RaceDriver) -> None:
         """Keep a finished race's record (in the background; see the module docstring)."""
         self._unsaved[record["id"]] = record
         task = asyncio.get_running_loop().create_task(self._save(record, driver))
         self._saving.add(task)
         task.add_done_callback(self._saving.discard)
 
-    async def _save(self, record: Message, driver: RaceDriver) -> None:
+    async def _save(self, record: Record, driver: RaceDriver) -> None:
         race_id = record["id"]
         await until_stored(f"record {race_id}", lambda: self.store.save_record(record))
         self._unsaved.pop(race_id, None)
@@ -64,7 +65,7 @@ class Archive:
         await self.release(driver)
         for board in changed if self.audience.board_watchers else []:
             top = await self.leaderboards.rows(board)
-            self.audience.to_boards({"type": "leaderboard", **board.describe(), "rows": top})
+            self.audience.to_boards(board.message(top))
 
     async def release(self, driver: RaceDriver) -> None:
         """A race over whose outcome is kept: its live log goes (only now), and no node may adopt it."""
@@ -79,20 +80,20 @@ class Archive:
         if self._saving:
             await asyncio.wait(set(self._saving), timeout=5)
 
-    def unsaved(self, race_id: str) -> Message | None:
+    def unsaved(self, race_id: str) -> Record | None:
         return self._unsaved.get(race_id)
 
-    async def recent(self, n: int) -> list[Message]:
+    async def recent(self, n: int) -> list[Record]:
         """The last ``n`` finished races' records, newest first (saved or on their way)."""
-        saved = await self.store.recent_records(n)
+        saved = cast(list[Record], await self.store.recent_records(n))
         ids = {s["id"] for s in saved}
         unsaved = [r for r in reversed(self._unsaved.values()) if r["id"] not in ids]
         return (unsaved + saved)[:n]
 
-    async def record(self, race_id: str) -> Message:
+    async def record(self, race_id: str) -> Record:
         """The record of a finished race; ``no_race`` when there is none (the caller tells a race
         that has not finished yet)."""
-        record = self._unsaved.get(race_id) or await self.store.record(race_id)
+        record = self._unsaved.get(race_id) or cast(Record | None, await self.store.record(race_id))
         if record is None:
             raise ProtocolError("no_race", race=race_id)
         return record

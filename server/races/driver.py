@@ -40,6 +40,7 @@ from terrace.race.effects import (
 from terrace.rules.game import Game
 from terrace.vocab import Quit
 from terrace.wire.conversation import backoff
+from terrace.wire.messages import Record, Summary
 
 log = logging.getLogger("terrace.server")
 
@@ -56,9 +57,9 @@ class Hub(Protocol):
 
     def to_player(self, player_id: str, msg: Message) -> None: ...
     def to_watchers(self, race: Race, msg: Message, players_only: bool) -> None: ...
-    def race_changed(self, race: Race, summary: Message, players_only: bool) -> None: ...
+    def race_changed(self, race: Race, summary: Summary, players_only: bool) -> None: ...
     def freed(self, race: Race, player_id: str) -> None: ...
-    def race_over(self, driver: RaceDriver, record: Message | None) -> None: ...
+    def race_over(self, driver: RaceDriver, record: Record | None) -> None: ...
 
 
 class Searches:
@@ -162,13 +163,13 @@ class RaceDriver:
 
     # ----- effects ------------------------------------------------------------------
 
-    def apply(self, effects: list[Effect], reply: Callable[[Message], None] | None = None) -> None:
+    def apply(self, effects: list[Effect], reply: Callable[[Reply], None] | None = None) -> None:
         """Do what ``effects`` say, in order. ``reply`` sends the answer to the request being
         handled; it writes at once, so the answer goes out before anything after it."""
         for effect in effects:
             if isinstance(effect, Reply):
                 if reply is not None:
-                    reply(effect.message)
+                    reply(effect)
             elif isinstance(effect, Send):
                 self.hub.to_player(effect.player, effect.message)
             elif isinstance(effect, Broadcast):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from server.config import Config
 from server.metrics import Metrics
@@ -28,6 +27,7 @@ from terrace.race.ghosts import Recorded
 from terrace.race.rules import PLAIN
 from terrace.rules.variants import VARIANTS
 from terrace.vocab import Goal
+from terrace.wire.messages import Create, RacePush, Record, Summary
 
 log = logging.getLogger("terrace.server")
 
@@ -77,10 +77,10 @@ class Registry:
         self.made_by: dict[str, tuple[str, str]] = {}  # unstarted race id -> its creator's id and address
         # who takes a race at its end instead of the archive, by the ``kind`` of its owner
         # (``RaceOptions.owner``): the features built on races (a daily attempt, a challenge's)
-        self.owners: dict[str, Callable[[RaceDriver, Message | None], None]] = {}
+        self.owners: dict[str, Callable[[RaceDriver, Record | None], None]] = {}
         # arenas (server.arenas): told of the races matchmaking makes for an arena, and of every race over
         self.on_matched: Callable[[str, RaceDriver, list[Player]], None] | None = None
-        self.on_over: Callable[[RaceDriver, Message | None], None] | None = None
+        self.on_over: Callable[[RaceDriver, Record | None], None] | None = None
         # whether an arena still pairs players (False once it has ended): asked just before a group is
         # taken from an arena's queue, so no race starts after the end however late a queue is matched
         self.arena_open: Callable[[str], bool] = lambda arena_id: True
@@ -102,7 +102,7 @@ class Registry:
         driver = self.drivers.get(race_id)
         return driver is not None and driver.race.options.private
 
-    def listing(self) -> list[Message]:
+    def listing(self) -> list[Summary]:
         return [d.race.summary() for d in self.drivers.values() if not d.race.options.private]
 
     # ----- making races -------------------------------------------------------------
@@ -148,7 +148,7 @@ class Registry:
                 player.race = race.id
         return driver
 
-    async def create_winnable(self, player: Player, req: dict[str, Any], address: str = "?") -> RaceDriver:
+    async def create_winnable(self, player: Player, req: Create, address: str = "?") -> RaceDriver:
         """``create`` on a deal the solver proved winnable (server.races.winnable), drawn in a worker."""
         rules, _ = self._rules(player, req, address)  # a bad request is refused before the wait
         seconds = self.config.winnable_seconds
@@ -158,7 +158,7 @@ class Registry:
         return self.create(player, req, address, drawn)
 
     def create(
-        self, player: Player, req: dict[str, Any], address: str = "?", drawn: Drawn | None = None
+        self, player: Player, req: Create, address: str = "?", drawn: Drawn | None = None
     ) -> RaceDriver:
         rules, joining = self._rules(player, req, address)
         driver = self.new(rules, player, drawn)
@@ -171,24 +171,22 @@ class Registry:
             driver.apply(driver.race.opened())
         return driver
 
-    def _rules(self, player: Player, req: dict[str, Any], address: str) -> tuple[RaceRules, bool]:
+    def _rules(self, player: Player, req: Create, address: str) -> tuple[RaceRules, bool]:
         """The rules a ``create`` asks for, and whether the creator joins; refuses what it may not."""
         c = self.config
         self.check_open_races(player, address)
-        variant = req["variant"]
-        goal = goal_of(variant, req.get("goal"))
-        seats = req.get("seats", 2)
+        variant = req.variant
+        goal = goal_of(variant, req.goal)
+        seats = 2 if req.seats is None else req.seats
         if seats > c.max_seats:
             raise ProtocolError("bad_field", field="seats", detail=f"must be at most {c.max_seats}")
-        time_limit = req.get("time_limit", c.default_time_limit)
+        time_limit = c.default_time_limit if req.time_limit is None else req.time_limit
         if time_limit > c.max_time_limit:
             raise ProtocolError("bad_field", field="time_limit", detail=f"must be at most {c.max_time_limit}")
-        joining = req.get("join", True)
+        joining = req.join is not False
         if joining:
             self.check_free(player)
-        rules = RaceRules(
-            variant, goal, seats, time_limit, req.get("entry", "all"), req.get("start", "manual")
-        )
+        rules = RaceRules(variant, goal, seats, time_limit, req.entry or "all", req.start or "manual")
         if joining and not rules.admits(player.kind):  # type: ignore[arg-type]
             raise ProtocolError("entry_refused", entry=rules.entry)
         return rules, joining
@@ -290,8 +288,8 @@ class Registry:
         if self.cluster is not None:
             self.cluster.emit(race.id, msg, "standings" if msg.get("type") == "standings" else None)
 
-    def race_changed(self, race: Race, summary: Message, players_only: bool) -> None:
-        msg = {"type": "race", "race": summary}
+    def race_changed(self, race: Race, summary: Summary, players_only: bool) -> None:
+        msg: RacePush = {"type": "race", "race": summary}
         if players_only:
             for pid in race.seats:
                 self.audience.to_player(pid, msg)
@@ -307,7 +305,7 @@ class Registry:
             if player.connection is None:  # gone, and nothing to come back to: a guest's name is free
                 self.accounts.forget(player)
 
-    def race_over(self, driver: RaceDriver, record: Message | None) -> None:
+    def race_over(self, driver: RaceDriver, record: Record | None) -> None:
         self.drivers.pop(driver.id, None)
         if self.on_over is not None:
             self.on_over(driver, record)

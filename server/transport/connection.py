@@ -99,7 +99,10 @@ class Connection:
 
     def push(self, msg: Mapping[str, Any]) -> None:
         """Send without waiting (pushes); a closed or cut-off connection is skipped."""
-        data = encode(msg, self.subprotocol)
+        self.send_frame(encode(msg, self.subprotocol))
+
+    def send_frame(self, data: bytes | str) -> None:
+        """:meth:`push` of a message already encoded for this connection's subprotocol."""
         if self.room_for(len(data)):
             self.write(data)
 

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 import math
-from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -25,7 +24,8 @@ from server.transport.http import address
 from server.transport.inbox import Inbox
 from server.transport.limits import TokenBucket, cost
 from terrace.errors import ProtocolError
-from terrace.wire.protocol import MSGPACK, check_request, decode, request_id
+from terrace.wire.messages import Request
+from terrace.wire.protocol import MSGPACK, decode, read_request, request_id
 
 log = logging.getLogger("terrace.server")
 
@@ -46,7 +46,7 @@ async def serve_connection(server: Host, ws: ServerConnection) -> None:
     conn = Connection(ws, ws.subprotocol or MSGPACK, where, TokenBucket(config.rate, config.burst), outbound)
     server.connections.add(conn)
     server.metrics.connections.inc()
-    pending: Inbox[dict[str, Any]] = Inbox(config.max_pending)
+    pending: Inbox[Request] = Inbox(config.max_pending)
     worker = asyncio.create_task(_work(server, conn, pending))
     closing: asyncio.Task[None] | None = None
     try:
@@ -72,7 +72,7 @@ async def serve_connection(server: Host, ws: ServerConnection) -> None:
         server.gone(conn)
 
 
-def _admit(server: Host, conn: Connection, frame: bytes | str, pending: Inbox[dict[str, Any]]) -> bool:
+def _admit(server: Host, conn: Connection, frame: bytes | str, pending: Inbox[Request]) -> bool:
     """Read one frame into the queue, or answer why not; False when the client must go."""
     rid: int | None = None
     try:
@@ -85,12 +85,16 @@ def _admit(server: Host, conn: Connection, frame: bytes | str, pending: Inbox[di
         shared.spend(price, owing=True)
         if not wait:
             conn.bucket.spend(price)
-        msg = decode(frame, conn.subprotocol)  # before refusing, so a refusal can name the request's id
-        rid = request_id(msg)
-        if wait:
+        if wait:  # refused: decoded first all the same, so the refusal can name the request's id
+            rid = request_id(decode(frame, conn.subprotocol))
             raise ProtocolError("rate_limited", retry_after=math.ceil(wait * 1000) / 1000)  # never 0
-        req = check_request(msg)
-        server.metrics.count_message(req["type"])
+        try:
+            req = read_request(frame, conn.subprotocol)  # decoded and checked in one step
+        except ProtocolError:
+            rid = _id_of(frame, conn.subprotocol)  # the refusal names the request's id if it can
+            raise
+        server.metrics.count_message(req.TYPE)
+        rid = req.id
         if not pending.put(req):
             raise ProtocolError("busy")
     except ProtocolError as e:
@@ -101,6 +105,13 @@ def _admit(server: Host, conn: Connection, frame: bytes | str, pending: Inbox[di
         return conn.bad_in_row <= server.config.max_bad_messages
     conn.bad_in_row = 0
     return True
+
+
+def _id_of(frame: bytes | str, subprotocol: str) -> int | None:
+    try:
+        return request_id(decode(frame, subprotocol))
+    except ProtocolError:
+        return None
 
 
 def refuse(server: Host, conn: Connection, error: ProtocolError, rid: int | None) -> None:
@@ -114,7 +125,7 @@ def refuse(server: Host, conn: Connection, error: ProtocolError, rid: int | None
         log.exception("could not send error %s", error.code)
 
 
-async def _work(server: Host, conn: Connection, pending: Inbox[dict[str, Any]]) -> None:
+async def _work(server: Host, conn: Connection, pending: Inbox[Request]) -> None:
     while True:
         req = await pending.get()
         try:
@@ -122,14 +133,14 @@ async def _work(server: Host, conn: Connection, pending: Inbox[dict[str, Any]]) 
             if answer is not None:
                 await conn.send(answer)
         except ProtocolError as e:
-            refuse(server, conn, e, req.get("id"))
+            refuse(server, conn, e, req.id)
         except StoreDown as exc:
             if server.store_down is None:  # once an outage, not once a refused request
-                log.warning("store down during %s: %s", req.get("type"), exc)
+                log.warning("store down during %s: %s", req.TYPE, exc)
             server.store_down = server.store_down or str(exc) or "unreachable"
-            refuse(server, conn, ProtocolError("store_down"), req.get("id"))
+            refuse(server, conn, ProtocolError("store_down"), req.id)
         except ConnectionClosed:
             return
         except Exception:  # a bug: log it, answer `internal`, keep serving this connection
-            log.exception("request %s failed", req.get("type"))
-            refuse(server, conn, ProtocolError("internal"), req.get("id"))
+            log.exception("request %s failed", req.TYPE)
+            refuse(server, conn, ProtocolError("internal"), req.id)

@@ -13,8 +13,9 @@ from server.config import Config
 from server.metrics import Metrics
 from server.transport.connection import Connection
 from server.transport.guard import Guard
+from terrace.wire.messages import Request
 
-Message = Mapping[str, Any]
+Message = Mapping[str, object]  # an answer: one of terrace.wire.messages' types
 
 
 class Host(Protocol):
@@ -24,7 +25,7 @@ class Host(Protocol):
     connections: set[Connection]
     store_down: str | None  # why the store failed last, or None while it answers
 
-    async def handle(self, conn: Connection, req: dict[str, Any]) -> Message | None:
+    async def handle(self, conn: Connection, req: Request) -> Message | None:
         """Answer one checked request (None when the answer was sent another way)."""
 
     def gone(self, conn: Connection) -> None:

@@ -25,13 +25,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal, cast
 
 from terrace.errors import ProtocolError
 from terrace.race.rules import admits
 from terrace.race.states import ARENA, ArenaEvent, ArenaState, Machine
 from terrace.rules.variants import VARIANTS
 from terrace.vocab import ENTRIES
+from terrace.wire.messages import ArenaDetails, ArenaRow, ArenaSummary
 
 STREAK = 2  # firsts in a row after which races score double
 MAX_MINUTES = 24 * 60
@@ -267,19 +268,26 @@ class Arena:
             effects.append(Pair(again))
         return effects
 
-    def standings(self) -> list[dict[str, Any]]:
-        return standings(self.results, self.players.values())
+    def standings(self) -> list[ArenaRow]:
+        return cast(list[ArenaRow], standings(self.results, self.players.values()))
 
-    def summary(self, now_ms: int) -> dict[str, Any]:
+    def summary(self, now_ms: int) -> ArenaSummary:
         """The arena for lists: spec, state, players and races so far."""
+        s = self.spec
         return {
-            **self.spec.to_dict(),
-            "state": self.spec.state_at(now_ms),
+            "id": s.id,
+            "variant": s.variant,
+            "goal": s.goal,
+            "pool": s.pool,
+            "starts_ms": s.starts_ms,
+            "ends_ms": s.ends_ms,
+            "name": s.name,
+            "state": s.state_at(now_ms),
             "players": len(self.players),
             "races": len(self.results),
         }
 
-    def details(self, now_ms: int) -> dict[str, Any]:
+    def details(self, now_ms: int) -> ArenaDetails:
         """The arena with its standings and its races' ids (each verifiable on its own)."""
         return {
             **self.summary(now_ms),

@@ -318,10 +318,10 @@ class Race(Reports):
         seat = self._running_seat(player_id, now, "move")
         kept = seat.kept(seq)
         if kept is not None:
-            first_text, first = kept
+            first_text, first, frame = kept
             if text != first_text and text != first["move"]:
                 raise ProtocolError("seq_conflict", seq=seq, move=first_text)
-            return Reply(first)
+            return Reply(first, frame)
         if seat.finish is not None:
             raise ProtocolError("player_finished", race=self.id)
         if seat.pending is not None or seq != seat.seq + 1:
@@ -374,16 +374,16 @@ class Race(Reports):
             self.mark_reached(seat, pending.at)
             return []
         if seat.finish is not None:  # time ran out, or they resigned, while it searched: answered only
-            return self._wake([Reply(seat.answer(self.id, self.rules.goal, pending.text))])
+            return self._wake([Reply(*seat.answer(self.id, self.rules.goal, pending.text))])
         return self._wake(self._moved(seat, pending.text, pending.at))
 
     def _moved(self, seat: Seat, text: str, at: int) -> list[Effect]:
         """The answer to the move just played (kept for resends), then what it caused."""
-        answer = seat.answer(self.id, self.rules.goal, text)
+        answer, frame = seat.answer(self.id, self.rules.goal, text)
         if "finish" in answer:
-            return [Reply(answer), *self._finish(seat, answer["finish"], at)]
+            return [Reply(answer, frame), *self._finish(seat, answer["finish"], at)]
         self._standings_soon_at(at)
-        return [Reply(answer)]
+        return [Reply(answer, frame)]
 
     def view_changes(self, player_id: str, seq: int) -> View | None:
         """What ``player_id``'s move ``seq`` changed in their view (for a ``moved`` answer that

@@ -19,11 +19,12 @@ import hashlib
 import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from terrace.rules.deal import commitment
 from terrace.rules.replay import new_game
 from terrace.solve import WON, solve
+from terrace.wire.messages import BoardPlayer, DailyRow
 
 DAY_SECONDS = 86_400
 NODES_PER_SEED = 40_000  # the solver's budget per candidate seed: the same on every node, so the same verdict
@@ -127,9 +128,10 @@ def board_value(goal_time: int | None, score: int, last_home: int | None) -> flo
     return NOT_REACHED + (_MAX_SCORE - min(score, _MAX_SCORE)) * _SCORE_STEP + last
 
 
-def board_row(rank: int, player: Mapping[str, Any], value: float) -> dict[str, Any]:
+def board_row(rank: int, player: Mapping[str, Any], value: float) -> DailyRow:
     """A board row: time and score only (never a move, never a card)."""
+    who = cast(BoardPlayer, dict(player))
     if value < NOT_REACHED:
-        return {"rank": rank, "player": dict(player), "time": int(value), "score": None, "goal": True}
+        return {"rank": rank, "player": who, "time": int(value), "score": None, "goal": True}
     score = _MAX_SCORE - int((value - NOT_REACHED) // _SCORE_STEP)
-    return {"rank": rank, "player": dict(player), "time": None, "score": score, "goal": False}
+    return {"rank": rank, "player": who, "time": None, "score": score, "goal": False}

@@ -13,16 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from terrace.rules.game import Game
+from terrace.wire.messages import Record, Summary
 
-Message = Mapping[str, Any]  # a protocol message (terrace.wire.messages types it)
+Message = Mapping[str, object]  # an answer or a push: one of terrace.wire.messages' types
 LogEntry = dict[str, Any]  # one line of a race's move log (terrace.race.restore says what it holds)
 
 
 @dataclass(frozen=True)
 class Reply:
-    """The answer to the request being handled (the driver adds ``re``)."""
+    """The answer to the request being handled (the driver adds ``re``). ``frame``, when given,
+    is the message's msgpack frame already made (``terrace.wire.protocol.pack``): a move's
+    answer is encoded once, when it is made, and kept that way for resends."""
 
     message: Message
+    frame: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class Changed:
     """The race's summary changed (seats, state): tell the lobby, or its players alone when
     ``players_only`` (a private race)."""
 
-    summary: Message
+    summary: Summary
     players_only: bool = False
 
 
@@ -90,7 +94,7 @@ class Freed:
 class Over:
     """The race is over. ``record`` is the finished race's record (None when it was cancelled)."""
 
-    record: Message | None
+    record: Record | None
 
 
 @dataclass(frozen=True)

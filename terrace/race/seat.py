@@ -6,13 +6,13 @@ for the deal, ``playing``, ``searching`` while a move's long lost search runs, `
 
 from __future__ import annotations
 
-import marshal
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import cast
 
 from terrace.rules.game import Game
 from terrace.wire.messages import Moved, PlayerInfo, Row, View
+from terrace.wire.protocol import pack, unpack
 from terrace.wire.views import view_changes
 
 from ..vocab import Finish, Goal, Status
@@ -35,10 +35,10 @@ class Seat:
     player: PlayerInfo  # the player's public description
     game: Game | None = None
     seq: int = 0  # last applied seq
-    # seq -> (the text sent, its answer as marshal bytes; read it with :meth:`kept`). A view is
-    # some twenty lists and dicts: kept as objects, eight per player living for seconds were
-    # most of what the server's garbage collections scanned (README "Server"); as bytes they
-    # are one object the collector never looks at.
+    # seq -> (the text sent, its answer's msgpack frame: the very bytes sent, made once; read it
+    # with :meth:`kept`). A view is some twenty lists and dicts: kept as objects, eight per player
+    # living for seconds were most of what the server's garbage collections scanned
+    # (docs/BENCHMARKS.md); as bytes they are one object the collector never looks at.
     answers: OrderedDict[int, tuple[str, bytes]] = field(default_factory=OrderedDict)
     finish: Finish | None = None
     finish_ms: int | None = None  # race time of the finish
@@ -115,8 +115,9 @@ class Seat:
             return "stuck"
         return None
 
-    def answer(self, race_id: str, goal: Goal, text: str) -> Moved:
-        """The ``moved`` answer to the move just played, kept (with ``text``) for resends."""
+    def answer(self, race_id: str, goal: Goal, text: str) -> tuple[Moved, bytes]:
+        """The ``moved`` answer to the move just played and its msgpack frame, kept (with
+        ``text``) for resends."""
         game = self.game
         assert game is not None
         view = game.view()
@@ -133,23 +134,22 @@ class Seat:
         finish = self.reached(goal)
         if finish is not None:
             answer["finish"] = finish
-        # (marshal: Moved is plain JSON-safe data, which it round-trips exactly, and fastest)
-        packed = marshal.dumps(cast(dict[str, object], answer))
+        packed = pack(answer)
         self.answers[self.seq] = (text, packed)
         self.before[self.seq] = self.view
         self.view = packed
         if len(self.answers) > KEEP_ANSWERS:
             dropped, _ = self.answers.popitem(last=False)
             self.before.pop(dropped, None)
-        return answer
+        return answer, packed
 
-    def kept(self, seq: int) -> tuple[str, Moved] | None:
-        """The text and answer kept for ``seq``, or None when none is kept."""
+    def kept(self, seq: int) -> tuple[str, Moved, bytes] | None:
+        """The text, answer and answer's frame kept for ``seq``, or None when none is kept."""
         kept = self.answers.get(seq)
         if kept is None:
             return None
-        text, answer = kept
-        return text, marshal.loads(answer)
+        text, frame = kept
+        return text, cast(Moved, unpack(frame)), frame
 
     def changes(self, seq: int) -> View | None:
         """What the kept move ``seq`` changed in the view (all of it when the view before is not
@@ -159,7 +159,7 @@ class Seat:
             return None
         before = self.before.get(seq)
         if isinstance(before, bytes):  # the answer to the move before, which carries that view
-            before = marshal.loads(before)["view"]
+            before = unpack(before)["view"]
         return view_changes(before, kept[1]["view"])
 
     def row(self, place: int | None) -> Row:

@@ -1,33 +1,25 @@
-"""Protocol v1 as plain data: subprotocols, the frame codec and request schemas.
+"""Protocol v1 as plain data: subprotocols, the frame codec and the checking of requests.
 
-Sans-I/O: bytes or text in, a checked message dict out, and back. The server,
-the client and the bots all read and write frames through this module, so the
-two encodings and the rules for fields live in one place (PROTOCOL.md is the
-prose reference).
+Sans-I/O: bytes or text in, a checked request (a type of :mod:`terrace.wire.messages`) out,
+and messages back to frames. The server, the client and the bots all read and write frames
+through this module, so the two encodings and the rules for fields live in one place
+(PROTOCOL.md is the prose reference). msgspec reads a request and checks it in one call;
+what it refuses is read again by the lenient path here, whose refusals name the field and
+say what is wrong with it in the protocol's own words.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args, get_origin, get_type_hints
 
 import msgpack
+import msgspec
+import msgspec.inspect
 
 from terrace.errors import ProtocolError
-from terrace.rules.variants import VARIANTS
-from terrace.vocab import (
-    BOARDS,
-    DEALS_MODES,
-    ENTRIES,
-    GOALS,
-    KINDS,
-    PERIODS,
-    POOLS,
-    START_MODES,
-    TOPICS,
-    VIEW_MODES,
-)
+from terrace.wire.messages import REQUEST_TYPES, AnyRequest, Request
 
 MSGPACK = "terrace.v1.msgpack"
 JSON = "terrace.v1.json"
@@ -38,7 +30,7 @@ Frame = bytes | str
 
 
 class Field(NamedTuple):
-    """What one request field may hold."""
+    """What one request field may hold (read off its type in :mod:`terrace.wire.messages`)."""
 
     kind: type | tuple[type, ...]
     required: bool = False
@@ -47,101 +39,92 @@ class Field(NamedTuple):
     high: int | None = None  # ints: largest allowed; str: longest length
 
 
-_ID = Field(str, True, low=1, high=64)
-# Name rules are the server's, with their own error (bad_name, which says them): the bound
-# here only keeps a frame's worth of text away from them.
-_NAME = Field(str, high=256)
-_TOKEN = Field(str, low=1, high=128)
-_CLIENT = Field(str, low=8, high=64)  # an install's own random id, the same on every connection
-
-# type -> fields. Unknown fields are ignored; known fields with the wrong type are refused.
-REQUESTS: dict[str, dict[str, Field]] = {
-    "hello": {
-        "name": _NAME,
-        "token": _TOKEN,
-        "session": _TOKEN,
-        "kind": Field(str, choices=KINDS),
-        "client": _CLIENT,
-        "views": Field(str, choices=VIEW_MODES),
-    },
-    "register": {
-        "name": Field(str, True, high=256),
-        "kind": Field(str, choices=KINDS),
-        "client": _CLIENT,
-        "views": Field(str, choices=VIEW_MODES),
-    },
-    "races": {"start": Field(int, low=0, high=2**31)},
-    "create": {
-        "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "goal": Field(str, choices=GOALS),
-        "seats": Field(int, low=1, high=1000),  # the server's own limit (max_seats) says its number
-        "time_limit": Field(int, low=1, high=86_400),
-        "entry": Field(str, choices=ENTRIES),
-        "start": Field(str, choices=START_MODES),
-        "join": Field(bool),
-        "deals": Field(str, choices=DEALS_MODES),
-    },
-    "join": {"race": _ID},
-    "leave": {"race": _ID},
-    "start": {"race": _ID},
-    "queue": {
-        "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "goal": Field(str, choices=GOALS),
-        "pool": Field(str, choices=ENTRIES),
-        "house": Field(bool),
-        "deals": Field(str, choices=DEALS_MODES),
-    },
-    "unqueue": {},
-    "move": {"race": _ID, "seq": Field(int, True, low=0, high=2**31), "move": Field(str, True, high=64)},
-    "resign": {"race": _ID},
-    "spectate": {"race": _ID},
-    "unspectate": {"race": _ID},
-    "subscribe": {"topic": Field(str, True, choices=TOPICS)},
-    "unsubscribe": {"topic": Field(str, True, choices=TOPICS)},
-    "record": {"race": _ID},
-    "analysis": {"race": _ID},
-    "leaderboard": {
-        "board": Field(str, True, choices=BOARDS),
-        "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "pool": Field(str, choices=POOLS),
-        "goal": Field(str, choices=GOALS),
-        "period": Field(str, choices=PERIODS),
-        "start": Field(int, low=0, high=1_000_000),
-        "count": Field(int, low=1, high=100),
-        "around": _NAME,
-    },
-    "ping": {},
-    "daily": {
-        "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "day": Field(str, high=32),  # its form (YYYY-MM-DD) is checked by the daily deal, which says so
-        "pool": Field(str, choices=POOLS),
-    },
-    "challenge_create": {"variant": Field(str, True, choices=tuple(VARIANTS))},
-    "challenge_play": {"challenge": _ID, "ghosts": Field(int, low=0, high=8)},
-    "challenge_reveal": {"challenge": _ID},
-    "challenge": {"challenge": _ID},
-    "daily_play": {
-        "variant": Field(str, True, choices=tuple(VARIANTS)),
-        "day": Field(str, high=32),  # its form (YYYY-MM-DD) is checked by the daily deal, which says so
-        "practice": Field(bool),
-        "ghosts": Field(int, low=0, high=8),
-    },
-    # arenas (terrace.race.arena)
-    "arenas": {},
-    "arena": {"arena": _ID, "watch": Field(bool)},
-    "arena_unwatch": {"arena": _ID},
-    "arena_join": {"arena": _ID},
-    "arena_leave": {"arena": _ID},
-    # the bot ladder: a player's page
-    "player": {"name": Field(str, True, low=1, high=64)},
-}
+def _field(info: Any, hint: Any) -> Field:
+    """The :class:`Field` a request field's msgspec type says (``X | None`` is an optional X)."""
+    required = True
+    if isinstance(info, msgspec.inspect.UnionType):
+        required = False
+        (info,) = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
+    if isinstance(info, msgspec.inspect.LiteralType):  # in the order the type lists them
+        (literal,) = [a for a in (hint, *get_args(hint)) if get_origin(a) is Literal]
+        return Field(str, required, choices=get_args(literal))
+    if isinstance(info, msgspec.inspect.StrType):
+        return Field(str, required, low=info.min_length, high=info.max_length)
+    if isinstance(info, msgspec.inspect.IntType):
+        return Field(int, required, low=info.ge, high=info.le)
+    if isinstance(info, msgspec.inspect.BoolType):
+        return Field(bool, required)
+    raise TypeError(f"no request field may be {info!r}")
 
 
-def encode(message: Mapping[str, Any], subprotocol: str = MSGPACK) -> Frame:
+def _fields(cls: type[Request]) -> dict[str, Field]:
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    hints = get_type_hints(cls)
+    return {f.encode_name: _field(f.type, hints[f.name]) for f in info.fields if f.encode_name != "id"}
+
+
+# type -> its class; type -> its fields, in the order they are checked (the class's). Unknown
+# fields are ignored; known fields with the wrong type are refused.
+REQUEST_CLASSES: dict[str, type[Request]] = {cls.TYPE: cls for cls in REQUEST_TYPES}
+REQUESTS: dict[str, dict[str, Field]] = {kind: _fields(cls) for kind, cls in REQUEST_CLASSES.items()}
+
+_JSON_ENCODER = msgspec.json.Encoder()
+_MSGPACK_ENCODER = msgspec.msgpack.Encoder()
+_JSON_REQUESTS: msgspec.json.Decoder[Request] = msgspec.json.Decoder(AnyRequest)
+_MSGPACK_REQUESTS: msgspec.msgpack.Decoder[Request] = msgspec.msgpack.Decoder(AnyRequest)
+
+
+def encode(message: Mapping[str, Any] | Request, subprotocol: str = MSGPACK) -> Frame:
     """One frame: msgpack bytes, or JSON text for the JSON subprotocol."""
     if subprotocol == JSON:
-        return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-    return msgpack.packb(message)  # type: ignore[no-any-return]
+        return _JSON_ENCODER.encode(message).decode()
+    return _MSGPACK_ENCODER.encode(message)
+
+
+def pack(message: Mapping[str, Any]) -> bytes:
+    """A message's msgpack frame (the default subprotocol's): :func:`encode` without the choice."""
+    return _MSGPACK_ENCODER.encode(message)
+
+
+def unpack(frame: bytes) -> Message:
+    """The message of a msgpack frame this side made (:func:`pack`): no checks, no refusals."""
+    return msgspec.msgpack.decode(frame)  # type: ignore[no-any-return]
+
+
+def with_re(frame: bytes, rid: int | None) -> bytes:
+    """A msgpack map frame with ``re`` added to its fields (``frame`` itself without an id): an
+    answer encoded once, sent as the answer to one request without encoding it again."""
+    if rid is None:
+        return frame
+    head = frame[0]
+    tail = b"\xa2re" + _MSGPACK_ENCODER.encode(rid)
+    if 0x80 <= head < 0x8F:  # a fixmap of up to 14 fields: one more fits in its header
+        return bytes((head + 1,)) + frame[1:] + tail
+    if head == 0x8F:  # 15 fields: 16 need a map 16 header
+        return b"\xde\x00\x10" + frame[1:] + tail
+    if head == 0xDE:
+        return b"\xde" + (int.from_bytes(frame[1:3]) + 1).to_bytes(2) + frame[3:] + tail
+    raise ValueError("not a msgpack map of fewer than 65,535 fields")
+
+
+def read_request(frame: Frame, subprotocol: str = MSGPACK) -> Request:
+    """The checked request in ``frame``, in one step: decoded and checked together, in C.
+
+    A frame that step refuses (a bad value, a field the protocol does not know, not a map at
+    all) is read again the lenient way, :func:`decode` then :func:`check_request`, which drops
+    unknown fields and says exactly what is wrong; so what is accepted and every refusal are
+    the same as theirs. Raises :class:`ProtocolError` (``bad_message``, ``unknown_type``,
+    ``bad_field``)."""
+    try:
+        if subprotocol == JSON:
+            if type(frame) is str:
+                return _JSON_REQUESTS.decode(frame)
+        elif type(frame) is bytes:
+            return _MSGPACK_REQUESTS.decode(frame)
+    except (msgspec.DecodeError, ValueError, RecursionError):  # (bad UTF-8 is a ValueError)
+        pass
+    return check_request(decode(frame, subprotocol))
 
 
 def decode(frame: Frame, subprotocol: str = MSGPACK) -> Message:
@@ -196,8 +179,9 @@ def request_id(message: Mapping[str, Any]) -> int | None:
     return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
 
 
-def check_request(message: Mapping[str, Any]) -> Message:
-    """A request with its type, id and known fields checked; unknown fields dropped.
+def check_request(message: Mapping[str, Any]) -> Request:
+    """A decoded request with its type, id and known fields checked, as its typed value;
+    unknown fields dropped.
 
     Raises :class:`ProtocolError` (``bad_message``, ``unknown_type``, ``bad_field``).
     """
@@ -209,7 +193,7 @@ def check_request(message: Mapping[str, Any]) -> Message:
     has_id = message.get("id") is not None  # null counts as absent
     if has_id and request_id(message) is None:
         raise ProtocolError("bad_field", field="id", detail="must be an integer")
-    out: Message = {"type": kind}
+    out: Message = {}
     if has_id:
         out["id"] = message["id"]
     for name, field, plain, low, high in _PLANS[kind]:
@@ -225,7 +209,12 @@ def check_request(message: Mapping[str, Any]) -> Message:
             out[name] = value
         else:
             out[name] = _checked(name, value, field)
-    return out
+    return REQUEST_CLASSES[kind](**out)  # (a Struct's constructor checks nothing: all checked above)
+
+
+def as_message(request: Request) -> Message:
+    """A request as the plain map it travels as (``type`` first, absent fields left out)."""
+    return msgspec.to_builtins(request)  # type: ignore[no-any-return]
 
 
 def _plan(field: Field) -> tuple[type | None, float, float]:

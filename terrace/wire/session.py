@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from terrace.wire.conversation import Message, backoff
+from terrace.wire.messages import Redirect
 
 RECONNECT_FOR = 60.0  # the server's default grace period: past it the seat is gone anyway
 REDIRECT_RETRY = 0.5  # seconds before asking home again after the owner could not be reached
@@ -172,9 +173,9 @@ class SessionPolicy:
 
     # ----- redirects and resends ---------------------------------------------------
 
-    def redirected(self, answer: Message) -> str:
+    def redirected(self, answer: Redirect) -> str:
         """A ``redirect`` answer: the url to say hello at (our session is the old node's)."""
-        self.url = str(answer["url"])
+        self.url = answer["url"]
         return self.url
 
     def owner_unreachable(self) -> Retry:

@@ -11,6 +11,7 @@ import signal
 import socket
 
 from server.app import RaceServer
+from terrace.wire.messages import LeaderboardQuery
 from tests.poll import eventually
 from tests.server.conftest import FAST
 from tests.server.redis_server import redis_server, redis_url
@@ -36,7 +37,9 @@ async def test_the_ladder_needs_a_registered_bot() -> None:
 
 
 async def _board(server: RaceServer) -> dict[str, int]:
-    answer = await server.leaderboards.answer({"board": "rating", "variant": "terrace", "pool": "bots"})
+    answer = await server.leaderboards.answer(
+        LeaderboardQuery(board="rating", variant="terrace", pool="bots")
+    )
     return {row["player"]["name"]: row["races"] for row in answer["rows"]}
 
 

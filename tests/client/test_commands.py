@@ -291,8 +291,8 @@ async def test_watch_reads_every_page_of_the_lobby_before_following_it(
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "COLUMNS": "120"},
     )
-    pages = paged.metrics.messages.labels("races")
-    await eventually(lambda: pages._value.get() >= 2, what="the watcher to read pages 2 and 3")
+    pages = paged.metrics.messages.counts
+    await eventually(lambda: pages.get("races", 0) >= 2, what="the watcher to read pages 2 and 3")
     await paged.stop()  # the watcher's connection closes: it prints its last table and exits
     out, _ = await asyncio.wait_for(proc.communicate(), 10)
     assert proc.returncode == 1

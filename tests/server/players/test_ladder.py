@@ -9,6 +9,7 @@ from server.app import RaceServer
 from server.players.leaderboards import Leaderboards
 from server.store import Store
 from terrace.errors import ProtocolError
+from terrace.wire.messages import LeaderboardQuery
 from tests.server.players.test_leaderboards import _record, boards, clock, store
 from tests.server.wire import Client
 
@@ -27,7 +28,7 @@ async def test_rating_rows_count_each_rated_race_once(boards: Leaderboards) -> N
     await boards.race_finished(_bots_race("tin", "robo"))
     assert await boards.race_finished(first) == []  # a retry changes nothing
     await boards.race_finished(_bots_race("robo", "tin"))
-    answer = await boards.answer({"board": "rating", "variant": "terrace", "pool": "bots"})
+    answer = await boards.answer(LeaderboardQuery(board="rating", variant="terrace", pool="bots"))
     assert {r["player"]["name"]: r["races"] for r in answer["rows"]} == {"robo": 3, "tin": 3}
 
 

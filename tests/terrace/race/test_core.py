@@ -24,6 +24,7 @@ from terrace.race.effects import (
     Send,
     Wake,
 )
+from terrace.wire.protocol import pack
 from terrace.wire.views import view_changes
 from tests.terrace.positions import family_game, slow_search_position
 
@@ -286,7 +287,8 @@ def test_kept_answers_are_bytes_and_resend_and_change_as_they_were() -> None:
     assert len(seat.answers) == KEEP_ANSWERS
     for seq in seat.answers:
         before, answer = given[seq]
-        assert race.check_move("g-alice", seq, answer["move"], NOW + 100) == Reply(answer)
+        resent = race.check_move("g-alice", seq, answer["move"], NOW + 100)
+        assert resent == Reply(answer, pack(answer))  # the very frame first sent
         assert race.view_changes("g-alice", seq) == view_changes(before, answer["view"])
     assert seat.kept(last - KEEP_ANSWERS) is None and seat.changes(last - KEEP_ANSWERS) is None
 

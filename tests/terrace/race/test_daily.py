@@ -20,7 +20,7 @@ from terrace.race.daily import (
     shift,
 )
 from terrace.rules.deal import commitment
-from terrace.wire.protocol import check_request
+from terrace.wire.protocol import as_message, check_request
 
 SECRET = bytes(range(32))
 
@@ -105,4 +105,4 @@ def test_daily_requests_check_their_fields(message: dict[str, object], field: st
 
 def test_a_well_formed_daily_play_keeps_its_fields() -> None:
     asked = {"type": "daily_play", "variant": "louis", "day": "2026-11-18", "practice": True, "ghosts": 0}
-    assert check_request(asked) == asked
+    assert as_message(check_request(asked)) == asked

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import string
+from collections.abc import Callable
 from pathlib import Path
 
 import msgpack
@@ -13,7 +14,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from terrace.errors import ERRORS, ProtocolError
-from terrace.wire.protocol import JSON, MSGPACK, REQUESTS, check_request, decode, encode, request_id
+from terrace.wire.protocol import (
+    JSON,
+    MSGPACK,
+    REQUESTS,
+    as_message,
+    check_request,
+    decode,
+    encode,
+    pack,
+    read_request,
+    request_id,
+    unpack,
+    with_re,
+)
 
 MOVE = {"type": "move", "id": 7, "race": "r1", "seq": 3, "move": "W-3"}
 
@@ -266,25 +280,27 @@ def test_other_requests_check_their_fields(message: dict[str, object], field: st
 
 
 def test_a_boolean_field_takes_only_booleans_and_bool_is_no_integer() -> None:
-    assert check_request({"type": "create", "variant": "terrace", "join": False})["join"] is False
+    assert as_message(check_request({"type": "create", "variant": "terrace", "join": False}))["join"] is False
     assert _refused({"type": "create", "variant": "terrace", "seats": True}).fields["field"] == "seats"
 
 
 def test_unknown_fields_are_dropped_and_null_counts_as_absent() -> None:
-    checked = check_request({**MOVE, "colour": "blue", "extra": [1, 2]})
+    checked = as_message(check_request({**MOVE, "colour": "blue", "extra": [1, 2]}))
     assert checked == MOVE
-    assert check_request({"type": "hello", "name": None}) == {"type": "hello"}
-    assert check_request({"type": "ping", "seq": "not checked: ping has no seq"}) == {"type": "ping"}
+    assert as_message(check_request({"type": "hello", "name": None})) == {"type": "hello"}
+    assert as_message(check_request({"type": "ping", "seq": "not checked: ping has no seq"})) == {
+        "type": "ping"
+    }
 
 
 def test_a_null_id_counts_as_absent() -> None:
     # PROTOCOL.md, Messages: "null counts as absent" (for fields in general).
-    assert check_request({"type": "ping", "id": None}) == {"type": "ping"}
+    assert as_message(check_request({"type": "ping", "id": None})) == {"type": "ping"}
 
 
 def test_a_checked_request_keeps_its_id_and_known_fields_unchanged() -> None:
     message = {"type": "create", "id": -3, "variant": "louis", "goal": "clear", "seats": 64, "join": False}
-    assert check_request(message) == message
+    assert as_message(check_request(message)) == message
 
 
 def test_the_id_must_be_an_integer_and_is_read_even_from_refused_requests() -> None:
@@ -302,7 +318,7 @@ def test_every_request_type_is_accepted_with_its_required_fields() -> None:
         for name, field in fields.items():
             if field.required:
                 message[name] = field.choices[0] if field.choices else samples[field.kind]  # type: ignore[index]
-        assert check_request(message) == message
+        assert as_message(check_request(message)) == message
 
 
 def test_error_fields_never_replace_the_type_code_or_message() -> None:
@@ -507,7 +523,7 @@ _values = st.recursive(
 )
 def test_any_field_values_are_checked_or_refused_never_crash(kind: str, fields: dict[str, object]) -> None:
     try:
-        checked = check_request({"type": kind, **fields})
+        checked = as_message(check_request({"type": kind, **fields}))
     except ProtocolError as e:
         assert e.code == "bad_field"
     else:
@@ -522,6 +538,76 @@ def test_any_field_values_are_checked_or_refused_never_crash(kind: str, fields: 
 )
 def test_a_move_field_at_its_bounds_is_accepted_as_it_is(field: str, value: object) -> None:
     # (plain strings and integers within bounds take a shorter path than the rest: same answer)
-    checked = check_request({**MOVE, field: value, "extra": 1})
+    checked = as_message(check_request({**MOVE, field: value, "extra": 1}))
     assert checked == {k: v for k, v in {**MOVE, field: value}.items()}
     assert type(checked[field]) is type(value)
+
+
+@pytest.mark.parametrize("fields", [1, 14, 15, 16, 300])
+def test_an_answer_encoded_once_gets_its_re_without_being_encoded_again(fields: int) -> None:
+    answer = {"type": "moved", **{f"f{i}": i for i in range(fields - 1)}}
+    frame = pack(answer)
+    assert unpack(with_re(frame, 12)) == {**answer, "re": 12}
+    assert unpack(with_re(frame, -(2**40))) == {**answer, "re": -(2**40)}
+    assert with_re(frame, None) == frame == encode(answer)
+    assert unpack(frame) == answer
+
+
+def _outcome(read: Callable[[], object]) -> object:
+    try:
+        return as_message(read())  # type: ignore[arg-type]
+    except ProtocolError as e:
+        return (e.code, e.message, e.fields)
+
+
+_field_names = sorted({name for fields in REQUESTS.values() for name in fields} | {"id", "extra"})
+_near_values = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=70)
+    | st.sampled_from(["terrace", "louis", "clear", "bots", "all", "lobby", "rating", "week", "full", "r1"])
+)
+
+
+@given(
+    st.sampled_from([*sorted(REQUESTS), "teleport"]),
+    st.dictionaries(st.sampled_from(_field_names), _near_values, max_size=6),
+    st.sampled_from([MSGPACK, JSON]),
+)
+def test_reading_a_frame_in_one_step_accepts_and_refuses_exactly_as_decode_then_check(
+    kind: str, fields: dict[str, object], subprotocol: str
+) -> None:
+    message = {"type": kind, **fields}
+    try:
+        frame = encode(message, subprotocol)
+    except (OverflowError, ValueError):  # an integer no codec carries: no frame to read
+        return
+    assert _outcome(lambda: read_request(frame, subprotocol)) == _outcome(
+        lambda: check_request(decode(frame, subprotocol))
+    )
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        msgpack.packb(
+            {"type": "ping", "x": {1: 2}}
+        ),  # a map key msgpack's reading refuses, in an unknown field
+        b"\x82\xa4type\xa4ping\xa1x\xa2\xff\xfe",  # invalid UTF-8 in an unknown field
+        msgpack.packb({"type": "ping"}) + b"\x00",  # extra data after the map
+        msgpack.packb({"type": "move", "race": b"r1", "seq": 1, "move": "S-W"}),  # bytes are no string
+        msgpack.packb([1, 2]),
+    ],
+)
+def test_frames_the_one_step_reading_passes_on_get_the_lenient_answer(frame: bytes) -> None:
+    assert _outcome(lambda: read_request(frame, MSGPACK)) == _outcome(
+        lambda: check_request(decode(frame, MSGPACK))
+    )
+
+
+def test_a_json_request_in_a_binary_frame_is_refused_as_before() -> None:
+    with pytest.raises(ProtocolError) as refused:
+        read_request(b'{"type": "ping"}', JSON)
+    assert refused.value.code == "bad_message"
