@@ -21,7 +21,6 @@ from terrace.rules.news import news
 from terrace.wire.conversation import Message
 from terrace.wire.messages import (
     Error,
-    Event,
     Finished,
     Moved,
     RaceIdAnswer,
@@ -214,7 +213,6 @@ class RaceTable:
             return "You left the race: it is over for you, and you may race again at once."
 
         return {"resign": resign, "leave": leave}
-
 
 
 def hello_fields(args: argparse.Namespace) -> dict[str, Any]:

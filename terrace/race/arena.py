@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from terrace.errors import ProtocolError
 from terrace.race.rules import admits
