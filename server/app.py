@@ -147,6 +147,9 @@ class RaceServer:
         accept connections. A server that cannot reach its store (StoreDown) or bind its port
         (OSError) stops before it changes anything."""
         await self.store.ping()
+        indexed = await self.store.index_names()
+        if indexed:
+            log.info("indexed %d accounts under today's name keys (server.names)", indexed)
         self._server = await serve(
             self._connection,
             self.config.host,

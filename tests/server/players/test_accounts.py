@@ -145,7 +145,18 @@ async def test_a_guests_name_is_free_again_once_the_guest_has_left(
     assert (await again.request("hello", name="dora"))["type"] == "welcome"
 
 
-@pytest.mark.parametrize(("first", "second"), [("Alice", "AIice"), ("B0b", "bob"), ("mary", "rnary")])
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Alice", "AIice"),
+        ("B0b", "bob"),
+        ("mary", "rnary"),
+        ("robo-ladder", "robo_ladder"),
+        ("robo-ladder", "roboladder"),
+        ("robo-ladder", "robo-lader"),
+        ("Robo_Ladder", "ROBOLADER"),
+    ],
+)
 @pytest.mark.parametrize("request_type", ["register", "hello"])
 async def test_a_name_that_looks_like_a_taken_one_is_name_taken(
     connect: Connect, first: str, second: str, request_type: str
