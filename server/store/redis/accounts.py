@@ -59,7 +59,9 @@ class RedisAccounts(RedisBase):
                 return 0
             accounts = [
                 a
-                for key in [k async for k in self._r.scan_iter(match=self._tag("acct", "account", "*"), count=500)]
+                for key in [
+                    k async for k in self._r.scan_iter(match=self._tag("acct", "account", "*"), count=500)
+                ]
                 if (a := await self.account_by_id(text(key).rsplit(":", 1)[-1])) is not None
             ]
             for account in sorted(accounts, key=lambda a: (a.created_at, a.id)):

@@ -14,10 +14,10 @@ import pytest
 
 from server.app import RaceServer
 from server.store import Account
+from server.store.redis import RedisStore
 from tests.poll import eventually
 from tests.server.conftest import FAST
 from tests.server.redis_server import RedisServer
-from server.store.redis import RedisStore
 from tests.server.store.test_store import _add_as_before_folding
 from tests.server.wire import Client
 
@@ -202,7 +202,9 @@ async def test_accounts_from_before_name_folding_keep_working_after_the_upgrade(
     try:
         for n, name in ((1, "robo-ladder"), (2, "robo_ladder")):
             token_hash = hashlib.sha256(f"token-{n}".encode()).hexdigest()
-            await _add_as_before_folding(old, Account(f"p-{n}", name, "human", token_hash, 1_700_000_000_000 + n))
+            await _add_as_before_folding(
+                old, Account(f"p-{n}", name, "human", token_hash, 1_700_000_000_000 + n)
+            )
     finally:
         await old.close()
     async with RaceServer(dataclasses.replace(FAST, redis_url=redis_url)) as srv:

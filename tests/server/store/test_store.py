@@ -141,7 +141,9 @@ async def test_separators_and_doubled_letters_fold_into_one_name(store: Store, s
 
 
 @pytest.mark.parametrize(("first", "second"), [("player1", "player11"), ("robo-ladder", "robo-ladders")])
-async def test_digits_and_other_letters_stay_names_of_their_own(store: Store, first: str, second: str) -> None:
+async def test_digits_and_other_letters_stay_names_of_their_own(
+    store: Store, first: str, second: str
+) -> None:
     assert await store.add_account(account(1, first))
     assert await store.add_account(account(2, second))
     assert await store.account_by_name(second) == account(2, second)
@@ -648,7 +650,13 @@ async def _add_as_before_folding(store: RedisStore, a: Account) -> None:
     r = store._r
     await r.hset(
         store._tag("acct", "account", a.id),
-        mapping={"id": a.id, "name": a.name, "kind": a.kind, "token_hash": a.token_hash, "created_at": a.created_at},
+        mapping={
+            "id": a.id,
+            "name": a.name,
+            "kind": a.kind,
+            "token_hash": a.token_hash,
+            "created_at": a.created_at,
+        },
     )
     await r.set(store._tag("acct", "account-token", a.token_hash), a.id)
     await r.set(store._tag("acct", "account-name", a.name.casefold()), a.id)
