@@ -40,6 +40,7 @@ class Session:
         name: str | None = None,
         kind: str | None = None,
         client: str | None = None,
+        house_key: str | None = None,
         subprotocol: str = MSGPACK,
         reconnect_for: float = RECONNECT_FOR,
         on_push: Callable[[Message], None] | None = None,
@@ -47,7 +48,13 @@ class Session:
         queue_pushes: bool | None = None,
     ) -> None:
         self.policy = SessionPolicy(
-            url, token=token, name=name, kind=kind, client=client, reconnect_for=reconnect_for
+            url,
+            token=token,
+            name=name,
+            kind=kind,
+            client=client,
+            house_key=house_key,
+            reconnect_for=reconnect_for,
         )
         self.subprotocol = subprotocol
         self.on_push = on_push

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import secrets
 from collections.abc import Coroutine, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -53,6 +54,7 @@ from server.transport import http
 from server.transport.connection import Connection
 from server.transport.endpoint import WRITE_LIMIT, serve_connection
 from server.transport.guard import Guard, guarded
+from terrace.wire import house
 from terrace.wire.messages import Request as WireRequest
 from terrace.wire.protocol import REQUESTS, SUBPROTOCOLS
 
@@ -78,7 +80,7 @@ class RaceServer:
         self.executor = ProcessPoolExecutor(
             config.search_workers, mp_context=multiprocessing.get_context("forkserver")
         )
-        self.accounts = Accounts(self.store, config.session_ttl)
+        self.accounts = Accounts(self.store, config.session_ttl, house_key=self._house_key(config))
         self.fairplay = FairPlay(self.store, config)
         self.leaderboards = Leaderboards(self.store, self.fairplay)
         self.audience = Audience(self.accounts)
@@ -139,6 +141,19 @@ class RaceServer:
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[None]] = set()  # one-off work nobody waits for
         self.port = config.port
+
+    @staticmethod
+    def _house_key(config: Config) -> str:
+        """The house key: the setting's, else the key file's (made the first time, where the house
+        on this machine reads it); a file that cannot be written leaves a key of this run only."""
+        if config.house_key:
+            return config.house_key
+        path = house.key_path(config.house_key_file)
+        try:
+            return house.load_or_make(path)
+        except OSError as e:
+            log.warning("house key: cannot keep one in %s (%s); house bots need TERRACE_HOUSE_KEY", path, e)
+            return secrets.token_hex(24)
 
     # ----- lifecycle ----------------------------------------------------------------
 

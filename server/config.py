@@ -73,6 +73,10 @@ class Config:
     open_race_timeout: float = 1_800.0  # seconds an unstarted race waits before it is cancelled
     races_page: int = 200  # races in one `races` or `subscribe` answer
     registrations_per_hour: int = 20  # accounts one address may register in an hour
+    # the key that lets the operator's house take names beginning with "house" (terrace.wire.house);
+    # empty: the key file's, made the first time
+    house_key: str = ""
+    house_key_file: str = ""  # where the key is kept when house_key is empty ("": the default place)
     origins: str = ""  # web origins besides the server's own pages that may open /ws ("*": any)
     trusted_proxies: str = ""  # proxies whose X-Forwarded-For names the client (addresses or networks)
     rated_seats_per_address: int = 1  # registered players of one address one race may seat (0: any)
@@ -139,6 +143,9 @@ _HELP = {
     "open_race_timeout": "seconds an unstarted race waits before it is cancelled",
     "races_page": "races listed in one `races` or lobby `subscribe` answer",
     "registrations_per_hour": "accounts one address may register in an hour",
+    "house_key": "the key house bots show to take names beginning with 'house' (empty: the key file's)",
+    "house_key_file": "file the house key is kept in when --house-key is empty, made the first time "
+    "(empty: $XDG_DATA_HOME/terrace-race/house.key); terrace-bot house reads the same",
     "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
     "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
     "established_races": "finished rated races a human account needs before its results count on the boards",

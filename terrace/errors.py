@@ -109,6 +109,8 @@ ERRORS: dict[str, str] = {
     "bad_name": "A name is 2 to 24 characters: letters, digits, '-' or '_', starting with a letter.",
     "name_taken": "The name {name!r} is taken.",
     "bad_token": "That token belongs to no account.",
+    "name_reserved": "Names beginning with 'house' ({name!r} is one) are kept for this server's own house bots; choose another name.",
+    "bad_house_key": "That is not this server's house key; a house name needs the key the server was given.",
     "bad_session": "That session is unknown or has expired; say hello again without it.",
     # races
     "no_race": "There is no race {race!r}.",

@@ -38,6 +38,7 @@ from bots.house.pace import DEFAULT_PACE, Pace, pace_named, split_pace
 from bots.house.watch import Watcher
 from bots.sdk import Racer, RaceResult, SDKError
 from terrace import VARIANTS
+from terrace.wire import house
 
 log = logging.getLogger("terrace.bot")
 
@@ -103,6 +104,8 @@ class House:
         pace: str = DEFAULT_PACE,
         max_bots: int = DEFAULT_MAX_BOTS,
         seed: int | None = None,
+        house_key: str | None = None,
+        house_key_file: str = "",
     ) -> None:
         for v in variants:
             if v not in VARIANTS:
@@ -115,6 +118,11 @@ class House:
         self.goal = goal
         self.races = races  # races per bot; a fixed lineup then (no bots added on demand)
         self.prefix = prefix
+        # the server's key for names beginning with "house" (terrace.wire.house): given, else
+        # $TERRACE_HOUSE_KEY, else the key file a server on this machine made (read once the
+        # server answers: a server started with the house makes it as it starts)
+        self.house_key = house_key
+        self.house_key_file = house_key_file
         self.paces = [pace_named(s.pace or pace) for s in lineup]
         self.max_bots = max_bots
         self.rng = random.Random(seed)
@@ -130,6 +138,13 @@ class House:
     async def run(self) -> list[RaceResult]:
         """Run until every bot played ``races`` races (None: until cancelled); returns the results."""
         await self.watcher.open()  # no server: fail here, before anything is said to be waiting
+        self.house_key = self.house_key or house.house_key(file=self.house_key_file)
+        if self.house_key is None and self.prefix.lower().startswith("house"):
+            await self.watcher.close()
+            raise SDKError(
+                f"no house key: set {house.ENV_KEY} to the server's (--house-key), or run the house on the "
+                f"server's machine, where the server keeps it in {house.key_path(self.house_key_file)}"
+            )
         try:
             for i in range(len(self.lineup)):
                 for v in self.variants:
@@ -194,7 +209,7 @@ class House:
         def paced() -> Bot:
             return Paced(inner(), pace, self, seat)
 
-        racer = Racer(paced, self.url, name=name)
+        racer = Racer(paced, self.url, name=name, house_key=self.house_key)
         try:
             for _ in range(NAME_TRIES):
                 try:
@@ -207,7 +222,7 @@ class House:
                     await racer.close()
                     taken, name = name, self._name(seat.slot, seat.variant)
                     log.info("%s is taken; trying %s", taken, name)
-                    racer = Racer(paced, self.url, name=name)
+                    racer = Racer(paced, self.url, name=name, house_key=self.house_key)
             else:
                 raise SDKError(f"no free house name after {NAME_TRIES} tries (the last: {name})")
             self.own.racers.add(racer)
@@ -293,7 +308,20 @@ async def keep_house(
     prefix: str = "house",
     pace: str = DEFAULT_PACE,
     max_bots: int = DEFAULT_MAX_BOTS,
+    house_key: str | None = None,
+    house_key_file: str = "",
 ) -> list[RaceResult]:
     """Run a :class:`House` until ``races`` races each (None: until cancelled)."""
-    house = House(url, lineup, variants, goal=goal, races=races, prefix=prefix, pace=pace, max_bots=max_bots)
-    return await house.run()
+    keeper = House(
+        url,
+        lineup,
+        variants,
+        goal=goal,
+        races=races,
+        prefix=prefix,
+        pace=pace,
+        max_bots=max_bots,
+        house_key=house_key,
+        house_key_file=house_key_file,
+    )
+    return await keeper.run()

@@ -68,6 +68,7 @@ RaceId = Annotated[str, Meta(min_length=1, max_length=64)]
 Name = Annotated[str, Meta(max_length=256)]
 Token = Annotated[str, Meta(min_length=1, max_length=128)]
 ClientId = Annotated[str, Meta(min_length=8, max_length=64)]  # an install's own random id
+HouseKey = Annotated[str, Meta(min_length=1, max_length=128)]
 Day = Annotated[str, Meta(max_length=32)]  # its form (YYYY-MM-DD) is the daily deal's to check
 Ghosts = Annotated[int, Meta(ge=0, le=8)]
 Seq = Annotated[int, Meta(ge=0, le=2**31)]
@@ -92,6 +93,7 @@ class Hello(Request, tag="hello"):
     kind: Kind | None = None  # a guest's: "bot" for a program (default "human")
     client: ClientId | None = None  # the client install's own id (rated races seat one per id)
     views: ViewMode | None = None
+    house_key: HouseKey | None = None  # the server's house key: a guest name beginning with "house"
 
 
 class Register(Request, tag="register"):
@@ -99,6 +101,7 @@ class Register(Request, tag="register"):
     kind: Kind | None = None
     client: ClientId | None = None
     views: ViewMode | None = None
+    house_key: HouseKey | None = None  # the server's house key: a name beginning with "house"
 
 
 class RacesQuery(Request, tag="races"):

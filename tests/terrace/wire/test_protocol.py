@@ -428,6 +428,15 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "store_down": ({}, "The server's store is unavailable; nothing was changed. Try again shortly."),
     "rate_limited": ({"retry_after": 0.25}, "Too many messages; wait 0.25 s."),
     "busy": ({}, "Too many requests are waiting on this connection; wait for their answers."),
+    "name_reserved": (
+        {"name": "house-greedy-1"},
+        "Names beginning with 'house' ('house-greedy-1' is one) are kept for this server's own house bots; "
+        "choose another name.",
+    ),
+    "bad_house_key": (
+        {},
+        "That is not this server's house key; a house name needs the key the server was given.",
+    ),
     "same_address": (
         {"race": "9f3a61c2"},
         "Another registered player in race 9f3a61c2 plays from your address or client; "
