@@ -13,13 +13,16 @@ whose race ends while enough others wait goes home.
 **Pace.** While a person races, a house bot thinks before each move for a time
 drawn from its :class:`~bots.house.pace.Pace` (``planner@fast``; the house's own pace
 otherwise). Whether a person still races comes from one spectating connection
-(:class:`~bots.house.watch.Watcher`): once every person in the race has finished
-(``left``, resigned, reached the goal), the bots play at full speed, and once
-everyone who is not the house has finished (the person, and any other author's
-bot), they play on for ``PLAY_ON_FOR`` seconds, then resign, so the race ends and
-they are free again within seconds. A race of programs only (another author's bot
-and the house) is played at full speed from the first move, and the house bots
-play their games out: their places mean something to the bot's author.
+(:class:`~bots.house.watch.Watcher`).
+
+**One rule at the end: the house never hands a person the win.** Once every person in
+the race has finished (``left``, resigned, reached the goal), the house bots play their
+own games out at full speed: they never resign for the person's sake, so each game ends
+as a game does (the goal, stuck, the time limit): where its bot sees nothing more to
+play, the house tries the legal moves on its own, and stops only after ``PLAY_ON_MOVES``
+moves gained nothing (its score final either way), so the places are what was played. A person who resigns early is placed by
+what the bots then play. A race of programs only (another author's bot and the house) is
+played at full speed from the first move, the same way.
 """
 
 from __future__ import annotations
@@ -47,8 +50,9 @@ DEFAULT_MAX_BOTS = 30  # house bots connected at once, waiting and racing, over 
 NAME_MAX = 24  # the server's longest name
 NAME_TRIES = 50  # names tried for one bot before the house gives up (each taken by someone else)
 # short enough that a bot's name with its variant fits NAME_MAX
+# moves a house bot tries on its own, once its bot sees nothing more to play, before it stops
+PLAY_ON_MOVES = 300
 VARIANT_TAGS = {"terrace": "terrace", "queen-of-italy": "queen", "signora": "signora", "louis": "louis"}
-PLAY_ON_FOR = 2.0  # seconds a house bot plays on once the person (and all but the house) finished
 
 
 @dataclass(frozen=True)
@@ -273,6 +277,8 @@ class Paced(Bot):
         self.seat = seat
         self.race = ""
         self.moves = 0
+        self.progress: tuple[object, ...] = ()  # (score, stock) when a card last went home or the stock moved
+        self.tries = 0  # moves tried on its own since then, its bot seeing nothing to play
 
     def start(self, race: dict[str, Any]) -> None:
         self.race = str(race["race"])
@@ -284,14 +290,22 @@ class Paced(Bot):
     async def choose(self, view: View, legal: list[str]) -> Choice:
         if self.pace.median > 0:
             seconds = self.pace.draw(self.house.rng, first=self.moves == 0)
+            # returns at once when no person races any more: full speed from then on, and no
+            # resigning (the places must be what was played; see the module docstring)
             await self.house.watcher.think(self.race, seconds)
-            gone = self.house.watcher.others_gone_for(self.race)
-            if gone is not None and gone > PLAY_ON_FOR:
-                return None  # nobody to race any more: resign rather than keep the next person waiting
         self.moves += 1
         choice = self.inner.choose(view, legal)
         if inspect.isawaitable(choice):
             choice = await choice
+        progress = (view.get("score"), view.get("stock"))
+        if progress != self.progress:
+            self.progress, self.tries = progress, 0
+        if choice is None and legal and self.tries < PLAY_ON_MOVES:
+            # its bot gives up, but the game may still go on: a house bot plays it out (a card
+            # may yet go home) rather than resign; after PLAY_ON_MOVES moves with nothing gained
+            # it stops, its score final either way
+            self.tries += 1
+            return self.house.rng.choice(legal)
         return choice
 
     def finish(self, result: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ from bots.samples.greedy import GreedyBot
 from bots.sdk import SDKError, play
 from server.app import RaceServer
 from server.config import Config
+from terrace.race.places import Standing, places
 from tests.poll import eventually
 from tests.server.wire import Client
 
@@ -149,6 +150,60 @@ async def test_when_the_person_leaves_the_house_bots_finish_and_wait_again_withi
     await eventually(lambda: house.bots == _waiting(server), timeout=5, what="every house bot waiting")
 
 
+async def _some_moves_home(person: Client, started: dict[str, Any], most: int) -> int:
+    """Play the base, then cards home while any goes (at most ``most`` moves); returns the moves made."""
+    race, legal, seq = started["race"], list(started["legal"]), 1
+    made = 0
+    while made < most:
+        home = [m for m in legal if m.partition("-")[2].startswith("F")]
+        if not home:
+            break
+        answer = await person.request("move", race=race, seq=seq, move=home[0])
+        assert answer["type"] == "moved", answer
+        legal, seq, made = list(answer["legal"]), seq + 1, made + 1
+    return made
+
+
+async def test_a_person_who_resigns_against_the_house_is_placed_by_what_the_bots_then_play(
+    server: RaceServer, house: House
+) -> None:
+    """The one rule at the end of a race with the house: once the last person resigns, the house
+    bots play their own games out at full speed (no resigning for the person's sake), and the
+    person's place is what the bots then played."""
+    person, started, _ = await _queue_and_start(server, "ada")
+    race = str(started["race"])
+    assert await _some_moves_home(person, started, 10) >= 1
+    core = server.registry.drivers[race].race
+    bots = [s for s in core.seats.values() if s.player["kind"] == "bot"]
+    assert len(bots) == 3 and all(s.finish is None for s in bots)
+    before = {s.player["name"]: s.move_count for s in bots}
+    assert (await person.request("resign", race=race))["type"] == "resigned"
+    t0 = time.monotonic()
+    finished = await person.wait("finished", timeout=90)
+    # at a person's pace (2.5 s a move) the bots' games would take many minutes: full speed
+    assert time.monotonic() - t0 < 60
+    rows = {r["player"]["name"]: r for r in finished["results"]}
+    # each bot played on after the person left, and ended its game as a game ends (the goal,
+    # stuck, the time), not by resigning
+    for name, moves in before.items():
+        assert rows[name]["moves"] > moves, (name, moves, rows[name])
+        assert rows[name]["finish"] != "resigned", rows[name]
+    # the places are what was played: by the one placing rule, from the final rows
+    standings = [
+        Standing.of(
+            goal_time=r["time"] if r["finish"] == "goal" else None,
+            score=r["score"],
+            terrace_left=r["terrace_left"],
+            last_home=r["last_home"],
+        )
+        for r in finished["results"]
+    ]
+    assert [r["place"] for r in finished["results"]] == places(standings)
+    me = standings[[r["player"]["name"] for r in finished["results"]].index("ada")]
+    assert rows["ada"]["place"] == 1 + sum(s < me for s in standings)
+    await person.close()
+
+
 async def test_programs_only_race_at_full_speed(server: RaceServer, house: House) -> None:
     t0 = time.monotonic()
     [result] = await asyncio.wait_for(play(load_bot("greedy"), server.url, name="visitor"), 60)
@@ -235,7 +290,7 @@ async def test_a_house_bot_the_server_refuses_stops_the_house_with_the_reason(se
         await asyncio.wait_for(house.run(), 20)
 
 
-async def test_after_a_server_restart_the_house_still_ends_a_race_soon_after_the_person(
+async def test_after_a_server_restart_the_house_still_plays_at_full_speed_once_the_person_resigned(
     unused_tcp_port: int,
 ) -> None:
     """The house's watcher comes back with its bots (which may have new ids): without it the
@@ -258,9 +313,12 @@ async def test_after_a_server_restart_the_house_still_ends_a_race_soon_after_the
             person, started, _ = await _queue_and_start(again, "ada")
             assert sorted(p["kind"] for p in started["players"]) == ["bot", "bot", "bot", "human"]  # type: ignore[attr-defined]
             assert (await person.request("resign", race=started["race"]))["type"] == "resigned"
-            # the bots resign two seconds after the person; a casual move alone takes 2.5 s
-            finished = await person.wait("finished", timeout=20)
-            assert {r["finish"] for r in finished["results"]} == {"resigned"}
+            # the watcher is back: the bots play their games out at full speed once the person
+            # resigned (at a casual 2.5 s a move that would take many minutes)
+            t0 = time.monotonic()
+            finished = await person.wait("finished", timeout=90)
+            assert time.monotonic() - t0 < 60
+            assert [r["finish"] for r in finished["results"] if r["player"]["kind"] == "human"] == ["resigned"]
             await person.close()
     finally:
         if house is not None:
@@ -288,12 +346,12 @@ async def test_the_watcher_takes_an_empty_table_for_no_news_not_for_nobody_racin
     watcher = Watcher("ws://127.0.0.1:9/ws", frozenset({"g-bot"}))
     watcher.races["r1"] = state = _Race()
     watcher._saw("r1", [])  # a node that has no rows for the race yet
-    assert state.known.is_set() and not state.people_done.is_set() and state.others_done_at is None
+    assert state.known.is_set() and not state.people_done.is_set()
     person = {"player": {"id": "g-ada", "kind": "human"}, "finished": False}
     watcher._saw("r1", [person])
-    assert not state.people_done.is_set() and state.person_seen
+    assert not state.people_done.is_set()
     watcher._saw("r1", [], over=True)  # the race's `finished`: everyone is done
-    assert state.people_done.is_set() and watcher.others_gone_for("r1") is not None
+    assert state.people_done.is_set()
 
 
 async def test_house_bots_wait_without_telling_their_operator_they_wait(
