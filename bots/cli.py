@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--ladder",
         action="store_true",
-        help="the bot ladder: rated races in the bots pool for ever, back after every drop (needs --token)",
+        help="the bot ladder: rated races in the bots pool for ever, back after every drop (needs $TERRACE_TOKEN or --token-file)",
     )
 
     h = sub.add_parser("house", help="keep sample bots in the queue for people to race")

@@ -29,7 +29,7 @@ def _free_port() -> int:
 
 async def test_the_ladder_needs_a_registered_bot() -> None:
     code, _, err = await _cli("run", "greedy", "--ladder", "--server", "ws://127.0.0.1:1/ws")
-    assert code == 2 and "--ladder needs --token" in err
+    assert code == 2 and "--ladder needs an account: $TERRACE_TOKEN or --token-file" in err
     code, _, err = await _cli(
         "run", "greedy", "--ladder", "--token", "t", "--arena", "a", "--server", "ws://127.0.0.1:1/ws"
     )
