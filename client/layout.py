@@ -21,9 +21,12 @@ from terrace import VARIANTS
 from .render import View, board, player_name, plural, race_time, standings
 
 
-def rated_note(results: Sequence[Mapping[str, Any]]) -> str | None:
-    """Why a finished race does not count for ratings (None when it does)."""
+def rated_note(results: Sequence[Mapping[str, Any]], unrated: str | None = None) -> str | None:
+    """Why a finished race does not count for ratings (None when it does); ``unrated``: the
+    race's own word that it went ahead unrated (``same_address``)."""
     players = [r.get("player") or {} for r in results]
+    if unrated == "same_address":
+        return "Not rated: two of its accounts play from one address (or one install), and such a race counts on no board."
     if len(players) < 2:
         return "Not rated: a race of one."
     if any(p.get("guest", True) for p in players):
@@ -189,7 +192,7 @@ def end_screen(
         standings(results, me, terrace=has_terrace(variant)),
         Text(rule, style="dim"),
     ]
-    note = rated_note(results)
+    note = rated_note(results, finished.get("unrated"))
     if note:
         parts.append(Text(note, style="dim"))
     return Group(*parts, nxt)

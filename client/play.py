@@ -33,6 +33,10 @@ QUEUED_WINNABLE_ALONE = (
     " wait in the other queue): your race starts when someone else queues for winnable deals,"
     " or race a winnable deal alone with --create {variant} --winnable --seats 1. Ctrl-C leaves the queue."
 )
+UNRATED = (
+    "This race goes ahead unrated: two of its players' accounts play from one address (or one"
+    " install), so it counts on no board and moves no rating. A race with players from elsewhere is rated."
+)
 STILL_WAITING = 20.0  # seconds in the queue before the player is told again that nobody came
 
 
@@ -69,6 +73,7 @@ async def play(args: argparse.Namespace, out: Console) -> int:
                 await _countdown(table, out)
             except asyncio.CancelledError:
                 return await _leave_before_start(table, out)
+        _say_unrated(table, out)
         screen = Screen(table, me=me, confirm=("quit", "resign", "leave"))
         table.on_change = screen.changed
         ended = await screen.run()
@@ -158,6 +163,7 @@ async def _find_race(
                 }
             )
         checked(answer)
+        table.race = dict(answer["race"])
         return str(args.race)
     if args.create:
         fields = {"variant": args.create, "seats": args.seats, "start": "full", "join": True}
@@ -208,7 +214,15 @@ async def _pick(table: RaceTable, out: Console) -> str | None:
             out.print(f"{joined.get('message')} Type one of the ids above, a variant, or q.")
             continue
         checked(joined)
+        table.race = dict(joined["race"])
         return answer
+
+
+def _say_unrated(table: RaceTable, out: Console) -> None:
+    """Say once, before the race starts, that it goes ahead unrated (and why)."""
+    if table.race.get("unrated") == "same_address" and not table.unrated_said:
+        table.unrated_said = True
+        out.print(UNRATED)
 
 
 def _say_queued(out: Console, queued: Message) -> None:
@@ -228,6 +242,7 @@ async def _countdown(table: RaceTable, out: Console) -> None:
     shown: set[int] = set()
     since = time.monotonic()
     while not table.started.done():
+        _say_unrated(table, out)
         if not table.race and since and time.monotonic() - since > STILL_WAITING:
             out.print(
                 f"Still waiting after {STILL_WAITING:.0f} s: nobody else has queued yet. Ctrl-C leaves the queue."

@@ -47,6 +47,7 @@ class RaceTable:
         )
         self.link.policy.session = hello.get("session")
         self.race: dict[str, Any] = {}  # what we know of our race: its summary, or its start's part of it
+        self.unrated_said = False  # the player was told the race goes ahead unrated
         self.title = "terrace"
         self.started: asyncio.Future[Started] | None = None
         self.finished: asyncio.Future[Finished] | None = None
@@ -128,10 +129,13 @@ class RaceTable:
 
     def _started(self, msg: Started) -> None:
         self.race = {**self.race, "id": msg["race"], "variant": msg["variant"], "goal": msg["goal"]}
+        if msg.get("unrated"):
+            self.race["unrated"] = msg["unrated"]
         self._view, self._legal, self.seq = msg["view"], msg["legal"], msg["seq"]
         clock = msg["clock"]
         self.ends_at = time.monotonic() + (clock["ends_at"] - clock["now"]) / 1000
-        self.title = f"race {msg['race']} · {msg['variant']} · goal {msg['goal']}"
+        unrated = " · unrated" if msg.get("unrated") else ""  # two accounts of one address: no board
+        self.title = f"race {msg['race']} · {msg['variant']} · goal {msg['goal']}{unrated}"
         if self.started is not None and not self.started.done():
             self.started.set_result(msg)
 

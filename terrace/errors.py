@@ -167,7 +167,7 @@ ERRORS: dict[str, str] = {
     "already_in_arena": "You are already in arena {arena}; leave it first.",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
-    "same_address": "Another registered player in race {race} plays from your address or client; a race that may be rated takes one account per address and client.",
+    "same_address": "Another registered player in race {race} plays from your address or client, and it was created rated, which takes one account per address and client. To race each other, create a race without 'rated' (terrace play --create, or Create on the play page): it goes ahead unrated.",
     "too_many_races": "Too many races created by {by} are waiting to start (at most {limit}); start or leave one first.",
     "too_many_registrations": "Too many accounts were registered from your address; try again in {retry_after} s.",
     "busy": "Too many requests are waiting on this connection; wait for their answers.",

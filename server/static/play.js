@@ -6,6 +6,8 @@ import { drawBoard } from "./board.js";
 import { news } from "./news.js";
 import { clock, el, goalsOf, message, ratedNote, select, standingsTable, VARIANTS, who } from "./ui.js";
 
+const UNRATED = "Unrated: two of this race's accounts play from one address (or one install), so it counts on no board and moves no rating. A race with players from elsewhere is rated.";
+
 const store = {
   get: (k) => localStorage.getItem("terrace." + k),
   set: (k, v) => (v ? localStorage.setItem("terrace." + k, v) : localStorage.removeItem("terrace." + k)),
@@ -131,6 +133,8 @@ export function mount(main, joinId, conn) {
       r.state === "open" ? el("p", { id: "waits-for", class: "hint", text: r.start === "full"
         ? `It starts when all ${r.seats} seats are taken.`
         : mine ? "It starts when you press Start (share the link first)." : `It starts when ${r.creator ? r.creator.name : "its creator"} presses Start.` }) : "",
+      // friends on one network: said before it starts, so nobody races it thinking it rated
+      r.unrated ? el("p", { id: "unrated", class: "note", role: "status", text: UNRATED }) : "",
       el("p", {}, "Share this link: ", el("input", { id: "share", readonly: true, value: link, size: Math.min(link.length, 40), onfocus: (e) => e.target.select() })),
       el("ul", { class: "players" }, r.players.map((p) => el("li", {}, who(p)))),
       r.state === "open" && mine ? el("button", { type: "button", id: "start", class: "primary", text: "Start", onclick: start }) : null,
@@ -192,7 +196,8 @@ export function mount(main, joinId, conn) {
       el("div", { class: "boardbox" }, drawBoard(g.view, g.finish ? {} : { pick, drop: (from, to) => { s.sel = from; pick(to); }, selected: s.sel, targets })),
       el("aside", { class: "side-panel" },
         el("p", { class: "clock" }, el("span", { id: "clock", text: clock(left) }), " left · ", el("span", { id: "seq", text: `move ${g.seq}` }),
-          g.finish ? el("strong", { id: "my-finish", text: ` · finished: ${g.finish}` }) : ""),
+          g.finish ? el("strong", { id: "my-finish", text: ` · finished: ${g.finish}` }) : "",
+          g.unrated ? el("span", { id: "unrated-mark", title: UNRATED, text: " · unrated" }) : ""),
         el("div", { id: "standings-box" }, s.rows ? standingsTable(s.rows, g.view.variant) : null),
         g.finish ? el("p", { text: "Waiting for the others to finish…" }) : el("div", {},
           el("form", { class: "typed", onsubmit: (e) => { e.preventDefault(); if (typed.value.trim()) send(typed.value.trim()); } },
@@ -216,7 +221,7 @@ export function mount(main, joinId, conn) {
     area.replaceChildren(el("div", { class: "finished" },
       el("h2", { id: "result", text: "The race is over" }),
       standingsTable(f.results, f.variant),
-      ratedNote(f.results) ? el("p", { class: "hint", id: "rated-note", text: ratedNote(f.results) }) : "",
+      ratedNote(f.results, s.game && s.game.unrated ? "same_address" : null) ? el("p", { class: "hint", id: "rated-note", text: ratedNote(f.results, s.game && s.game.unrated ? "same_address" : null) }) : "",
       el("p", {}, el("a", { href: `/race/${f.race}`, id: "replay", text: "Watch it move by move, verified" }), " · ",
         el("button", { type: "button", id: "again", class: "primary", text: "Race again", onclick: again }))));
   };
@@ -232,7 +237,7 @@ export function mount(main, joinId, conn) {
     render();
   });
   conn.on("started", (m) => {
-    s.game = { race: m.race, view: m.view, legal: m.legal, seq: m.seq, ends_at: m.clock.ends_at, offset: m.clock.now - Date.now(), finish: null };
+    s.game = { race: m.race, view: m.view, legal: m.legal, seq: m.seq, ends_at: m.clock.ends_at, offset: m.clock.now - Date.now(), finish: null, unrated: !!m.unrated };
     s.mode = "racing";
     s.queued = null;
     history.replaceState(null, "", `/play/${m.race}`);

@@ -53,6 +53,7 @@ from terrace.vocab import (
     StartMode,
     Status,
     Topic,
+    Unrated,
     VariantId,
     ViewMode,
 )
@@ -117,6 +118,9 @@ class Create(Request, tag="create"):
     start: StartMode | None = None
     join: bool | None = None
     deals: DealsMode | None = None
+    rated: bool | None = (
+        None  # true: refuse a second account of one address (same_address) rather than go unrated
+    )
 
 
 class Join(Request, tag="join"):
@@ -323,6 +327,9 @@ class RaceHead(TypedDict):
     created_at: int
     starts_at: NotRequired[int]
     deals: NotRequired[DealsMode]  # "winnable" on a deal proven winnable; absent otherwise
+    # why a race that could be rated is not (two accounts of one address in a created race)
+    unrated: NotRequired[Unrated]
+    rated: NotRequired[bool]  # true: created `rated`, it seats one account per address
 
 
 class Summary(RaceHead):
@@ -838,6 +845,7 @@ class Started(TypedDict):
     resumed: bool
     clock: Clock
     players: list[PlayerInfo]
+    unrated: NotRequired[Unrated]  # as in the race's summary
 
 
 class Finished(TypedDict):

@@ -246,3 +246,35 @@ async def test_ctrl_c_in_the_countdown_leaves_the_race_before_it_starts(make_ser
     assert await _exit(child) == 0
     summary = srv.registry.drivers[race].race.summary()
     assert [p["name"] for p in summary["players"]] == ["bob"]
+
+
+async def test_friends_on_one_network_race_unrated_and_the_terminal_says_so_before_the_start(
+    make_server: MakeServer,
+) -> None:
+    """bob (an account) creates a race; alice, an account of the same address, joins it from
+    ``terrace play``: the join goes ahead, and she reads that it is unrated before it starts
+    and in the race screen's title."""
+    srv = await make_server(rated_seats_per_address=1)
+    reg = _spawn("register", "alice", "--server", srv.url)
+    assert await _exit(reg) == 0
+    bob = await Client.open(srv.url)
+    assert (await bob.request("register", name="bob"))["type"] == "registered"
+    created = await bob.request("create", variant="terrace", seats=2, start="manual")
+    race = str(created["race"]["id"])
+    child = _spawn("play", "--server", srv.url, "--race", race)
+    said = " ".join((await _expect(child, "moves no\\s+rating")).split())
+    assert "This race goes ahead unrated: two of its players' accounts play from one address" in said
+    assert "move>" not in said  # before the race starts
+    pushed = await bob.wait(lambda m: m.get("type") == "race" and len(m["race"]["players"]) == 2)
+    assert pushed["race"]["unrated"] == "same_address"
+    assert (await bob.request("start", race=race))["type"] == "starting"
+    screen = await _expect(child, "move>")
+    assert f"race {race} · terrace · goal terrace · unrated" in screen
+    await bob.request("resign", race=race)
+    child.sendline("resign")
+    await _expect(child, "Type y to resign")
+    child.sendline("y")
+    end = " ".join((await _expect(child, "counts on no\\s+board\\.")).split())
+    assert "Not rated: two of its accounts play from one address" in end
+    await _exit(child)
+    await bob.close()

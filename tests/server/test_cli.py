@@ -71,6 +71,8 @@ def test_every_setting_has_its_environment_variable() -> None:
         "open_race_timeout": 60.0,
         "races_page": 50,
         "registrations_per_hour": 5,
+        "house_key": "the-operators-house-key",
+        "house_key_file": "/srv/terrace/house.key",
         "origins": "https://race.example",
         "trusted_proxies": "10.0.0.2,10.1.0.0/16",
         "rated_seats_per_address": 2,

@@ -318,7 +318,9 @@ async def test_after_a_server_restart_the_house_still_plays_at_full_speed_once_t
             t0 = time.monotonic()
             finished = await person.wait("finished", timeout=90)
             assert time.monotonic() - t0 < 60
-            assert [r["finish"] for r in finished["results"] if r["player"]["kind"] == "human"] == ["resigned"]
+            assert [r["finish"] for r in finished["results"] if r["player"]["kind"] == "human"] == [
+                "resigned"
+            ]
             await person.close()
     finally:
         if house is not None:

@@ -439,8 +439,9 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     ),
     "same_address": (
         {"race": "9f3a61c2"},
-        "Another registered player in race 9f3a61c2 plays from your address or client; "
-        "a race that may be rated takes one account per address and client.",
+        "Another registered player in race 9f3a61c2 plays from your address or client, and it was created "
+        "rated, which takes one account per address and client. To race each other, create a race without "
+        "'rated' (terrace play --create, or Create on the play page): it goes ahead unrated.",
     ),
     "too_many_races": (
         {"by": "you", "limit": 3},
