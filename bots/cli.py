@@ -212,6 +212,10 @@ def _token(args: argparse.Namespace, p: argparse.ArgumentParser) -> str | None:
     """The account token: ``--token``, else ``--token-file``'s, else ``$TERRACE_TOKEN`` (a guest
     named with ``--name`` has none)."""
     if args.token:
+        logging.getLogger("terrace.bot").warning(
+            "a token given with --token is in the process list for anyone on this machine to read; "
+            "use $TERRACE_TOKEN or --token-file PATH"
+        )
         return str(args.token)
     if args.token_file:
         try:

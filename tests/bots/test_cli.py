@@ -90,6 +90,7 @@ async def test_run_with_a_bad_token_exits_1_with_the_servers_reason(server: Race
     code, _out, err = await _cli("run", "random", "--server", server.url, "--token", "nope")
     assert code == 1
     assert "hello refused: bad_token" in err and "Traceback" not in err
+    assert "is in the process list for anyone on this machine to read" in err  # --token still works, warned
 
 
 async def test_run_against_no_server_exits_1(unused_tcp_port: int) -> None:

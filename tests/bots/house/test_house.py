@@ -137,15 +137,17 @@ async def test_with_the_default_house_every_person_who_queues_is_racing_within_1
     assert house.bots <= house.max_bots
 
 
-async def test_when_the_person_leaves_the_house_bots_finish_and_wait_again_within_5_s(
+async def test_when_the_person_leaves_the_house_bots_play_their_games_out_and_wait_again_within_30_s(
     server: RaceServer, house: House
 ) -> None:
+    """At full speed a house bot's whole game takes a few seconds (a planner's longer, on a
+    loaded machine); at a person's pace it would take many minutes."""
     person, started, _ = await _queue_and_start(server, "dee")
     race = str(started["race"])
     await asyncio.sleep(1)  # a second of the race at a person's pace (the behaviour tested): nobody done
     assert all(s.finish is None for s in server.registry.drivers[race].race.seats.values())
     assert (await person.request("leave", race=race))["type"] == "left"
-    await eventually(lambda: race not in server.registry.drivers, timeout=5, what="the race to end")
+    await eventually(lambda: race not in server.registry.drivers, timeout=30, what="the race to end")
     # the bots of that race queue again (three others were already waiting): none sits locked in a race
     await eventually(lambda: house.bots == _waiting(server), timeout=5, what="every house bot waiting")
 
