@@ -682,6 +682,7 @@ class Analysing(TypedDict):
     re: NotRequired[int]
     race: str
     retry_after: int
+    players: NotRequired[list[GameHindsight]]  # the games analysed so far (the asker's own first)
 
 
 class DailyAnswer(TypedDict):
