@@ -477,7 +477,8 @@ class ArenaSummary(TypedDict):
     starts_ms: int
     ends_ms: int
     state: Literal["upcoming", "running", "finished"]
-    players: int
+    players: int  # everyone on its standings: joined, or raced in it and left
+    joined: int  # players joined now (paired into its races)
     races: int
 
 
