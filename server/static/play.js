@@ -9,6 +9,7 @@ import { drawBoard } from "./board.js";
 import { news } from "./news.js";
 import { clock, el, goalsOf, message, ratedNote, select, standingsTable, VARIANTS, who } from "./ui.js";
 import { cardsInText, moveWords, teachBox } from "./words.js";
+import { arenaSeat } from "./arena-seat.js";
 
 const store = {
   get: (k) => localStorage.getItem("terrace." + k),
@@ -24,6 +25,8 @@ export function mount(main, joinId, conn) {
   main.replaceChildren(el("h1", { text: "Play" }), top, note, area);
 
   const say = (text, kind = "note") => message(note, text, kind);
+  const arena = arenaSeat(conn, store, () => { if (s.mode === "home" || s.mode === "finished") render(); }, (t, k) => say(t, k));
+  const leaveArena = async () => { await arena.leave(); params.delete("arena"); history.replaceState(null, "", "/play"); again(); };
   let drawn = null; // the mode last drawn: focus moves only when the mode changes, never under the player's typing
   const FOCUS = { hello: "#name", home: "#queue", racing: "#typed", finished: "#again" };
   if (joinId) FOCUS.home = "#join";
@@ -67,6 +70,8 @@ export function mount(main, joinId, conn) {
     if (!note.querySelector("#cannot-join")) note.replaceChildren(); // what the link led to stays said
     if (s.mode === "hello") s.mode = "home";
     if (s.invite && s.invite.players.some((p) => p.id === a.player.id)) join(s.invite.id); // seated before a reload
+    const arenaId = params.get("arena") || store.get("arena");
+    if (arenaId) arena.join(arenaId, a.player, Boolean(params.get("arena"))); // (again after a reconnection: it pairs you again)
     render();
     if (params.get("queue") && s.mode === "home" && !joinId) { // from the lobby's buttons: race at once
       params.delete("queue");
@@ -103,6 +108,9 @@ export function mount(main, joinId, conn) {
   };
 
   const drawHome = () => {
+    if (arena.id) {
+      return area.replaceChildren(el("div", { class: "home" }, arena.panel(leaveArena) || el("p", { text: `Joining arena ${arena.id}…` })));
+    }
     if (params.get("daily")) {
       if (s.me && !s.me.guest) return drawDaily(params.get("daily"));
       say("The daily deal's rated attempt is for accounts: say hello with your account token.", "error");
@@ -302,8 +310,9 @@ export function mount(main, joinId, conn) {
       el("h2", { id: "result", text: s.game && s.game.daily ? `The race is over · Daily deal, ${s.game.daily.day}` : "The race is over" }),
       standingsTable(f.results, f.variant),
       ratedNote(f.results) ? el("p", { class: "hint", id: "rated-note", text: ratedNote(f.results) }) : "",
-      el("p", {}, el("a", { href: `/race/${f.race}`, id: "replay", text: "Watch it move by move, verified" }), " · ",
-        el("button", { type: "button", id: "again", class: "primary", text: "Race again", onclick: again }))));
+      arena.id ? arena.panel(leaveArena) : "",
+      el("p", {}, el("a", { href: `/race/${f.race}`, id: "replay", text: "Watch it move by move, verified" }),
+        arena.id ? "" : " · ", arena.id ? "" : el("button", { type: "button", id: "again", class: "primary", text: "Race again", onclick: again }))));
   };
   const again = () => { Object.assign(s, { mode: "home", race: null, game: null, rows: null, result: null }); history.replaceState(null, "", "/play"); render(); };
 
