@@ -147,3 +147,30 @@ async def test_the_pages_write_cards_in_sentences_as_the_core_does(server: RaceS
         SENTENCES,
     )
     assert got == [cards_in_text(s, v) for s, v in SENTENCES]
+
+
+TERRACE_CARDS = """() => [...document.querySelectorAll('[data-place="T"] .card')].map((c) => {
+  const r = c.getBoundingClientRect();
+  const text = document.createRange(); text.selectNodeContents(c);
+  const t = text.getBoundingClientRect();
+  return { left: r.left, right: r.right, textLeft: t.left, textRight: t.right };
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+async def test_the_terrace_shows_its_eleven_cards_each_whole(server: RaceServer, page: Any, width: int) -> None:
+    """The terrace fan once overlapped 11 cards into 300 px of a 640 px box (5♦, A♦, 10♦ half hidden)."""
+    await page.set_viewport_size({"width": width, "height": 900})
+    await _hello(page, server, f"fan{width}")
+    await page.locator("#seats").fill("1")
+    await page.locator("#create").click()
+    await page.locator("#start").click()
+    await page.locator(".board").wait_for()
+    cards = await page.evaluate(TERRACE_CARDS)
+    assert len(cards) == 11
+    for a, b in zip(cards, cards[1:], strict=False):
+        assert a["right"] <= b["left"] + 0.5, (a, b)  # side by side: nothing covers a card's rank and suit
+    for c in cards:
+        assert c["left"] <= c["textLeft"] and c["textRight"] <= c["right"] + 0.5 and c["right"] <= width
+    assert await page.evaluate("document.documentElement.scrollWidth") <= width
+    await shot(page, f"terrace-{width}")
