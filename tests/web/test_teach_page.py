@@ -4,6 +4,7 @@ Louis's places explained, legal moves said with cards, refusals in the board's c
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -158,7 +159,9 @@ TERRACE_CARDS = """() => [...document.querySelectorAll('[data-place="T"] .card')
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-async def test_the_terrace_shows_its_eleven_cards_each_whole(server: RaceServer, page: Any, width: int) -> None:
+async def test_the_terrace_shows_its_eleven_cards_each_whole(
+    server: RaceServer, page: Any, width: int
+) -> None:
     """The terrace fan once overlapped 11 cards into 300 px of a 640 px box (5♦, A♦, 10♦ half hidden)."""
     await page.set_viewport_size({"width": width, "height": 900})
     await _hello(page, server, f"fan{width}")
@@ -168,7 +171,7 @@ async def test_the_terrace_shows_its_eleven_cards_each_whole(server: RaceServer,
     await page.locator(".board").wait_for()
     cards = await page.evaluate(TERRACE_CARDS)
     assert len(cards) == 11
-    for a, b in zip(cards, cards[1:], strict=False):
+    for a, b in itertools.pairwise(cards):
         assert a["right"] <= b["left"] + 0.5, (a, b)  # side by side: nothing covers a card's rank and suit
     for c in cards:
         assert c["left"] <= c["textLeft"] and c["textRight"] <= c["right"] + 0.5 and c["right"] <= width
