@@ -51,7 +51,9 @@ export function mount(main, joinId, conn) {
         el("code", { text: "token" }), " that ", el("code", { text: "terrace register" }), " kept in its credentials.json)."),
       el("label", { for: "name", text: "Name " }), name, " ",
       el("label", { for: "token", text: "or token " }), token, " ",
-      el("button", { type: "submit", id: "go", text: "Go" })));
+      el("button", { type: "submit", id: "go", text: "Go" })),
+      // what the game is, before anything is asked of a newcomer
+      teachBox(params.get("variant") || "terrace", params.get("goal") || goalsOf(params.get("variant") || "terrace")[0], "teach"));
     name.focus();
   };
 
