@@ -86,7 +86,9 @@ class Analyses:
         record = await self.records(req.race, conn.player)
         if "seed" not in record:
             raise ProtocolError("not_revealed", what="This race's deal", when="")
-        return await self.answer(record, conn.address, conn.player.id if conn.player else None)
+        # whose game first: the asker's own, or the one a page names (it knows no hello)
+        first = conn.player.id if conn.player else req.first
+        return await self.answer(record, conn.address, first)
 
     async def answer(
         self, record: Mapping[str, Any], address: str = "", asker: str | None = None

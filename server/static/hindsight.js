@@ -5,12 +5,12 @@ import { el } from "./ui.js";
 
 // Asks for the race's analysis until it is made; calls `ready(analysis)` once, or `failed(message)`;
 // meanwhile `partial(analysis)` with the games made so far (the asker's own first), as they come.
-export function watchHindsight(conn, raceId, ready, failed, partial = () => {}) {
+export function watchHindsight(conn, raceId, ready, failed, partial = () => {}, first = null) {
   let told = 0;
   let stopped = false;
   const ask = async () => {
     if (stopped) return;
-    const a = await conn.request("analysis", { race: raceId });
+    const a = await conn.request("analysis", first ? { race: raceId, first } : { race: raceId });
     if (stopped) return;
     if (a.type === "analysis") return ready(a);
     if (a.type === "analysing") {

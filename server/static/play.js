@@ -67,6 +67,7 @@ export function mount(main, joinId, conn) {
 
   const welcomed = (a) => {
     s.me = a.player;
+    store.set("me", a.player.id); // the race page asks for this player's hindsight first
     s.queued = null; // a new connection is in no queue
     store.set("session", a.session);
     if (!note.querySelector("#cannot-join")) note.replaceChildren(); // what the link led to stays said

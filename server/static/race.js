@@ -115,7 +115,10 @@ async function replay(head, body, record, conn) {
     shown = next;
     draw();
   };
-  watchHindsight(conn, record.id, show, (why) => shown.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })), show);
+  // this browser's player (the play page remembers who raced here): their game is analysed first
+  const me = localStorage.getItem("terrace.me");
+  const mine = results.some((r) => r.player.id === me) ? me : null;
+  watchHindsight(conn, record.id, show, (why) => shown.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })), show, mine);
 }
 
 // The hindsight panel lies below the boards, a screen or more on a phone: after its jump, bring the

@@ -172,6 +172,7 @@ class RecordQuery(Request, tag="record"):
 
 class AnalysisQuery(Request, tag="analysis"):
     race: RaceId
+    first: RaceId | None = None  # a player of the race whose game to analyse first (a page's own)
 
 
 class LeaderboardQuery(Request, tag="leaderboard"):

@@ -133,3 +133,24 @@ async def test_the_slider_marks_the_last_winnable_position_and_a_button_jumps_th
     await page.set_viewport_size({"width": 390, "height": 844})
     assert await page.evaluate("document.documentElement.scrollWidth") <= 390
     await shot(page, "race-hindsight-marks-phone")
+
+
+async def test_the_page_asks_for_its_own_players_game_first_and_shows_it_while_the_others_are_made(
+    server: RaceServer, page: Any
+) -> None:
+    ann, bob = await guest(server, "ann"), await guest(server, "bob")
+    race = await race_lost_at_189(server, ann, bob)  # bob resigned at once; ann played 209 moves
+    record = (await ann.request("record", race=race))["race"]
+    bob_id = next(r["player"]["id"] for r in record["results"] if r["player"]["name"] == "bob")
+    await page.goto(http_url(server, "/"))
+    await page.evaluate("id => localStorage.setItem('terrace.me', id)", bob_id)  # as the play page keeps it
+    await page.goto(http_url(server, f"/race/{race}"))
+    pending = page.locator("#hindsight-pending")
+    await pending.wait_for(timeout=30_000)  # bob's game told while ann's is still being made
+    assert await page.locator("#hindsight li").evaluate_all("ls => ls.map(l => l.dataset.player)") == ["bob"]
+    await shot(page, "race-hindsight-own-first")
+    await pending.wait_for(state="detached", timeout=60_000)
+    assert await page.locator("#hindsight li").evaluate_all("ls => ls.map(l => l.dataset.player)") == [
+        "ann",
+        "bob",
+    ]

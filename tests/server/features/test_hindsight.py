@@ -250,3 +250,32 @@ async def test_one_address_asking_about_many_races_cannot_starve_another(
     await eventually(all_made, timeout=60, every=0.02, what="three analyses")
     # turns go by address: the other address's race is not made after both of the first's
     assert done.index(races[3]) < 2, done
+
+
+async def test_a_page_without_hello_names_whose_game_comes_first(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    srv: RaceServer = await make_server(analysis_nodes=40_000, analysis_probes=12)
+    a = await connect(MSGPACK, name="Ann", srv=srv)
+    b = await connect(MSGPACK, name="Ben", srv=srv)
+    race = await race_to_the_end(a, b)
+    ben = next(
+        r["player"]["id"]
+        for r in (await a.request("record", race=race))["race"]["results"]
+        if r["player"]["name"] == "Ben"
+    )
+    page = await Client.open(srv.url, JSON)  # no hello, as the race page
+    told: list[list[str]] = []
+
+    async def ask() -> dict[str, Any] | None:
+        answer = await page.request("analysis", race=race, first=ben)
+        if answer["type"] == "analysing":
+            told.append([g["player"]["name"] for g in answer.get("players", [])])
+            return None
+        return answer
+
+    await eventually(ask, timeout=120, every=0.05, what="the analysis")
+    assert ["Ben"] in told and ["Ann"] not in told
+    bad = await page.request("analysis", race=race, first="")
+    assert bad["type"] == "error" and bad["code"] == "bad_field" and bad["field"] == "first"
+    await page.close()
