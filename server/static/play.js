@@ -53,7 +53,8 @@ export function mount(main, joinId, conn) {
       el("label", { for: "token", text: "or token " }), token, " ",
       el("button", { type: "submit", id: "go", text: "Go" })),
       // what the game is, before anything is asked of a newcomer
-      teachBox(params.get("variant") || "terrace", params.get("goal") || goalsOf(params.get("variant") || "terrace")[0], "teach"));
+      s.invite ? teachBox(s.invite.variant, s.invite.goal, "teach")
+        : teachBox(params.get("variant") || "terrace", params.get("goal") || goalsOf(params.get("variant") || "terrace")[0], "teach"));
     name.focus();
   };
 
@@ -119,8 +120,8 @@ export function mount(main, joinId, conn) {
       say("The daily deal's rated attempt is for accounts: say hello with your account token.", "error");
       params.delete("daily");
     }
-    const variant = params.get("variant") || "terrace";
-    const v = select("variant", VARIANTS, variant), g = select("goal", goalsOf(variant), params.get("goal") || goalsOf(variant)[0]);
+    const variant = s.invite ? s.invite.variant : params.get("variant") || "terrace"; // an invitation teaches its race's game
+    const v = select("variant", VARIANTS, variant), g = select("goal", goalsOf(variant), (s.invite && s.invite.goal) || params.get("goal") || goalsOf(variant)[0]);
     const rules = el("div", { id: "home-rules" }, teachBox(v.value, g.value, "teach"));
     const teach = () => rules.replaceChildren(teachBox(v.value, g.value, "teach"));
     v.addEventListener("change", () => { g.replaceChildren(...goalsOf(v.value).map((o) => el("option", { value: o, text: o }))); teach(); });

@@ -177,3 +177,22 @@ async def test_the_terrace_shows_its_eleven_cards_each_whole(
         assert c["left"] <= c["textLeft"] and c["textRight"] <= c["right"] + 0.5 and c["right"] <= width
     assert await page.evaluate("document.documentElement.scrollWidth") <= width
     await shot(page, f"terrace-{width}")
+
+
+async def test_an_invitation_teaches_the_game_of_its_race(server: RaceServer, page: Any) -> None:
+    from .races import guest
+
+    host = await guest(server, "lulu")
+    race = (await host.request("create", variant="louis", seats=2, start="manual"))["race"]["id"]
+    await page.goto(http_url(server, f"/play/{race}"))
+    await page.locator("#invite").wait_for()
+    assert await page.locator("#invite-race").inner_text() == (
+        "louis · goal clear · 1 of 2 seats taken · starts when lulu presses Start"
+    )
+    assert await _rules(page) == rule_lines("louis", "clear")  # before a name is given
+    await page.locator("#name").fill("newcomer")
+    await page.locator("#go").click()
+    await page.locator("#join").wait_for()
+    assert await _rules(page) == rule_lines("louis", "clear")
+    assert await page.locator("#variant").input_value() == "louis"
+    await host.close()
