@@ -67,6 +67,9 @@ async def test_an_outage_keeps_the_board_and_says_what_became_of_a_move(
     assert await page.locator("#seq").inner_text() == "move 1"
     await page.locator("#legal button").first.click()  # and the race goes on from there
     await page.get_by_text("move 2", exact=True).wait_for()
+    # a reconnection tried while the relay was cut is logged by Chromium as a failed websocket:
+    # the outage this test makes, not a fault of the page
+    page.script_errors[:] = [e for e in page.script_errors if "WebSocket connection to" not in e]
 
 
 async def test_the_daily_asks_before_its_one_rated_attempt(make_server: Any, page: Any) -> None:
