@@ -73,7 +73,7 @@ export function teachBox(variant, goal, id = "teach") {
   const more = el("div", { id: `${id}-more`, class: "teach-more", hidden: true },
     family ? el("p", { text: TEACH.first_move }) : el("ul", { class: "legend" }, TEACH.louis_legend.map((l) => el("li", { text: l }))),
     el("p", { class: "notation", text: TEACH.notation[family ? "family" : "louis"].join(" ") }),
-    el("p", { class: "hint", text: "Click a card, then where it goes (or drag it); the legal moves are listed as buttons, and you may type a move too. Hover a place to see what it is." }));
+    el("p", { class: "hint", text: "Click a card, then where it goes (or drag it); the legal moves are listed as buttons, and you may type a move too. With a mouse, hover a place to see what it is." }));
   const toggle = el("button", { type: "button", class: "help-toggle", id: `${id}-toggle`, "aria-expanded": "false", "aria-controls": `${id}-more`, title: "more about the rules", "aria-label": "more about the rules", text: "?",
     onclick: () => { more.hidden = !more.hidden; toggle.setAttribute("aria-expanded", String(!more.hidden)); } });
   return el("section", { class: "teach", id, "aria-label": "how to play" },
