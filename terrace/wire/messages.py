@@ -179,6 +179,7 @@ class RecordQuery(Request, tag="record"):
 
 class AnalysisQuery(Request, tag="analysis"):
     race: RaceId
+    first: RaceId | None = None  # a player of the race whose game to analyse first (a page's own)
 
 
 class LeaderboardQuery(Request, tag="leaderboard"):
@@ -487,7 +488,8 @@ class ArenaSummary(TypedDict):
     starts_ms: int
     ends_ms: int
     state: Literal["upcoming", "running", "finished"]
-    players: int
+    players: int  # everyone on its standings: joined, or raced in it and left
+    joined: int  # players joined now (paired into its races)
     races: int
 
 
@@ -692,6 +694,7 @@ class Analysing(TypedDict):
     re: NotRequired[int]
     race: str
     retry_after: int
+    players: NotRequired[list[GameHindsight]]  # the games analysed so far (the asker's own first)
 
 
 class DailyAnswer(TypedDict):

@@ -114,7 +114,8 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
             await _next_seq(page, seq or "")
             if clicks == 0:  # the base: said in the core's words (terrace.rules.news), as the terminal does
                 said = await page.locator("#note").inner_text()
-                assert said.startswith(f"Played {move}. Base ") and "every foundation starts with" in said
+                assert said.startswith("Played ") and f"→ F1 ({move}). Base " in said
+                assert "every foundation starts with" in said
         except PlaywrightTimeout:
             if await page.locator("#result").count() or await page.locator("#my-finish").count():
                 continue  # the clock ended the race under our fingers
@@ -186,9 +187,22 @@ async def test_a_private_race_link_seats_a_friend_who_comes_with_a_token(
     friend = await friend_context.new_page()
     try:
         await friend.goto(http_url(server, f"/play/{race}"))
+        # before anything is pressed, the page names the race, who made it and its seats
+        await friend.locator("#invite").wait_for()
+        assert await friend.locator("#invite-title").inner_text() == f"rae invites you to race {race}"
+        assert await friend.locator("#invite-race").inner_text() == (
+            "terrace · goal terrace · 1 of 2 seats taken · starts when rae presses Start"
+        )
+        assert "rae" in await friend.locator("#invite-players").inner_text()
         await friend.locator("#token").fill(token)
         await friend.locator("#go").click()
         await friend.get_by_text("You are sol").wait_for()
+        # an account's browser is not seated by opening the link: only the Join button seats it
+        await friend.locator("#join").wait_for()
+        await shot(friend, "play-invited")
+        assert server.registry.get(race).race.summary()["players"][1:] == []
+        assert await page.locator(".players li").count() == 1
+        await friend.locator("#join").click()
         await page.locator(".players li").nth(1).wait_for()
         assert "sol" in await page.locator(".players").inner_text()
         # each knows what the race waits for: the creator's Start
