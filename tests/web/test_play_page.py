@@ -335,6 +335,7 @@ async def test_friends_on_one_network_race_each_other_unrated_and_the_page_says_
         await friend.locator("#token").fill(tokens["sol"])
         await friend.locator("#go").click()
         await friend.get_by_text("You are sol").wait_for()
+        await friend.locator("#join").click()  # a link seats nobody before the click
         for p in (page, friend):
             await p.locator("#unrated").wait_for()
             assert (await p.locator("#unrated").inner_text()).startswith(
