@@ -16,7 +16,9 @@ async function main() {
   for (const [pattern, module] of PAGES) {
     const m = location.pathname.match(pattern);
     if (!m) continue;
-    for (const a of document.querySelectorAll("nav a")) if (a.getAttribute("href") === location.pathname) a.setAttribute("aria-current", "page");
+    // a race's or an arena's own page (/play/ID, /arena/ID) belongs to its section of the bar
+    const section = location.pathname.replace(/^\/(play|arena)\/.*$/, "/$1");
+    for (const a of document.querySelectorAll("nav a")) if (a.getAttribute("href") === section) a.setAttribute("aria-current", "page");
     const page = await import(module);
     // the page hooks its pushes once; `connected` runs on every (re)connection
     const conn = new Conn(() => view.connected());

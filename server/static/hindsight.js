@@ -41,6 +41,9 @@ export function markerAt(game, at) {
 // The same words as terrace.solve.hindsight.sentence (the terminal's): only what was proven.
 function sentence(g) {
   const lw = g.last_winnable, fl = g.first_lost;
+  // the race's goal reached (the terrace cleared): the solver's "still winnable" is about the whole
+  // game, which the race never asked for; nothing was lost
+  if (g.reached && (g.verdict === "stopped_winnable" || g.verdict === "won")) return "reached the race's goal: no move lost it.";
   switch (g.verdict) {
     case "won": return "won.";
     case "lost_by_move": return `move ${g.losing_move + 1} lost it (proven): the game was winnable before it and not after.`;
@@ -53,9 +56,10 @@ function sentence(g) {
   }
 }
 
-// The last position proven winnable worth a jump (not the deal, not a won game's end), or null.
+// The last position proven winnable worth a jump (not the deal, not the end of a game that won or
+// reached the race's goal), or null. `g.reached` is set by the race page from the results.
 export function lastWinnable(g) {
-  return g.verdict !== "won" && g.last_winnable !== null && g.last_winnable > 0 ? g.last_winnable : null;
+  return g.verdict !== "won" && !g.reached && g.last_winnable !== null && g.last_winnable > 0 ? g.last_winnable : null;
 }
 
 // Marks on the move slider: ✓ the last winnable position, ⚑ the move that lost it, per game.

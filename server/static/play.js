@@ -48,7 +48,9 @@ export function mount(main, joinId, conn) {
   const drawHello = () => {
     const name = el("input", { id: "name", name: "name", value: store.get("name") || "", autocomplete: "nickname", size: 16 });
     const token = el("input", { id: "token", name: "token", type: "password", value: "", size: 16 });
+    const daily = VARIANTS.includes(params.get("daily")) ? params.get("daily") : null; // from the daily page: say where Go leads
     area.replaceChildren(el("form", { class: "hello", onsubmit: (e) => { e.preventDefault(); hello({ name: name.value.trim(), token: token.value.trim() }); } },
+      daily ? el("p", { id: "daily-hello", class: "note", role: "status", text: `Today's ${daily} daily deal: its one rated attempt is for accounts, so give your account token below (a guest name cannot take it). You are asked once more before it starts.` }) : "",
       el("p", {}, "Race as a guest (pick a name) or with your account token (the one ", el("code", { text: "terrace-bot register" }), " printed, or the ",
         el("code", { text: "token" }), " that ", el("code", { text: "terrace register" }), " kept in its credentials.json)."),
       el("label", { for: "name", text: "Name " }), name, " ",
@@ -56,6 +58,7 @@ export function mount(main, joinId, conn) {
       el("button", { type: "submit", id: "go", text: "Go" })),
       // what the game is, before anything is asked of a newcomer
       s.invite ? teachBox(s.invite.variant, s.invite.goal, "teach")
+        : daily ? teachBox(daily, daily === "louis" ? "clear" : "terrace", "teach")
         : teachBox(params.get("variant") || "terrace", params.get("goal") || goalsOf(params.get("variant") || "terrace")[0], "teach"));
     name.focus();
   };

@@ -71,7 +71,12 @@ async function replay(head, body, record, conn) {
 
   let step = 0, analysis = null;
   const most = Math.max(...checked.games.map((g) => g.views.length - 1));
-  const sides = [0, Math.min(1, checked.games.length - 1)];
+  // this browser's player (the play page remembers who raced here): their game is analysed first,
+  // and shown on the first side beside the winner's, so a newcomer sees their own race at once
+  const me = localStorage.getItem("terrace.me");
+  const mine = results.some((r) => r.player.id === me) ? me : null;
+  const own = checked.games.findIndex((x) => x.player.id === mine);
+  const sides = own > 0 ? [own, 0] : [0, Math.min(1, checked.games.length - 1)];
   const slider = el("input", { type: "range", id: "step", min: 0, max: most, value: 0, "aria-label": "move number" });
   const boards = el("div", { class: "sides" });
   const track = el("div", { class: "track" }, slider);
@@ -108,16 +113,15 @@ async function replay(head, body, record, conn) {
   }
   draw();
   let shown = lost;
+  // who reached the race's goal: hindsight says so instead of "still winnable when the game ended"
+  const reached = new Set(results.filter((r) => r.finish === "goal").map((r) => r.player.id));
   const show = (a) => {
-    analysis = a;
-    const next = hindsightPanel(a, toPlayer);
+    analysis = { ...a, players: a.players.map((g) => ({ ...g, reached: reached.has(g.player.id) })) };
+    const next = hindsightPanel(analysis, toPlayer);
     shown.replaceWith(next);
     shown = next;
     draw();
   };
-  // this browser's player (the play page remembers who raced here): their game is analysed first
-  const me = localStorage.getItem("terrace.me");
-  const mine = results.some((r) => r.player.id === me) ? me : null;
   watchHindsight(conn, record.id, show, (why) => shown.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })), show, mine);
 }
 

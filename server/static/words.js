@@ -68,7 +68,8 @@ export function moveWords(move, view, variant) {
 // The goal and the rules in a few lines, and a "?" that opens the rest: the first move,
 // the notation, and in Louis what its heaps, foundations and abeyance are.
 export function teachBox(variant, goal, id = "teach") {
-  const lines = (TEACH.rule_lines[variant] || TEACH.rule_lines.terrace)[goal] || TEACH.rule_lines[variant].clear;
+  if (!TEACH.rule_lines[variant]) variant = "terrace"; // a link's unknown variant teaches the default game, never breaks the page
+  const lines = TEACH.rule_lines[variant][goal] || TEACH.rule_lines[variant].clear;
   const family = variant !== "louis";
   const more = el("div", { id: `${id}-more`, class: "teach-more", hidden: true },
     family ? el("p", { text: TEACH.first_move }) : el("ul", { class: "legend" }, TEACH.louis_legend.map((l) => el("li", { text: l }))),

@@ -1,0 +1,140 @@
+"""What tripped a newcomer on the pages, each pinned: the race page opens on this browser's own game,
+a race's or an arena's own page marks its section in the bar, the daily deal's link says before
+hello that it takes an account token, a link naming an unknown variant still shows the page, and
+hindsight says that a player who reached the race's goal lost nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.app import RaceServer
+from server.races.winnable import Drawn
+from terrace import RULES_VERSION, new_game
+from terrace.race import RaceRules
+from terrace.solve import solve
+from tests.server.known_deal import race_lost_at_189
+from tests.server.wire import Client
+from tests.terrace.solve.games import SEED
+
+from .conftest import http_url, shot
+from .races import guest
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def test_the_race_page_opens_on_this_browsers_own_game_beside_the_winners(
+    server: RaceServer, page: Any
+) -> None:
+    ann, bob, cid = [await guest(server, n) for n in ("ann", "bob", "cid")]
+    race = await race_lost_at_189(server, ann, bob, cid)  # ann plays it out; bob and cid resign
+    results = (await ann.request("record", race=race))["race"]["results"]
+    last = results[2]["player"]  # the one no side showed by default (places 1 and 2 did)
+    await page.goto(http_url(server, "/"))
+    await page.evaluate(
+        "id => localStorage.setItem('terrace.me', id)", last["id"]
+    )  # as the play page keeps it
+    await page.goto(http_url(server, f"/race/{race}"))
+    sides = page.locator(".side")
+    await sides.nth(1).wait_for()
+    shown = await sides.evaluate_all("ss => ss.map(s => s.dataset.player)")
+    assert shown == [last["name"], results[0]["player"]["name"]], shown  # mine, beside the winner's
+    await shot(page, "race-page-own-game")
+    # a browser that raced nobody here: places 1 and 2, as before
+    await page.evaluate("() => localStorage.removeItem('terrace.me')")
+    await page.reload()
+    await sides.nth(1).wait_for()
+    assert await sides.evaluate_all("ss => ss.map(s => s.dataset.player)") == [
+        results[0]["player"]["name"],
+        results[1]["player"]["name"],
+    ]
+
+
+async def test_a_races_or_arenas_own_page_marks_its_section_in_the_bar(server: RaceServer, page: Any) -> None:
+    for path, section in (
+        ("/play/abc123", "/play"),
+        ("/arena/xyz", "/arena"),
+        ("/play", "/play"),
+        ("/top", "/top"),
+    ):
+        await page.goto(http_url(server, path))
+        current = page.locator('nav a[aria-current="page"]')
+        await current.wait_for()
+        assert await current.evaluate_all("as => as.map(a => a.getAttribute('href'))") == [section], path
+    await page.goto(http_url(server, "/race/abc123"))  # a race's record is no section's own page
+    await page.locator("main h1").wait_for()
+    assert await page.locator("nav a[aria-current]").count() == 0
+
+
+async def test_the_daily_link_says_before_hello_that_it_takes_an_account_token(
+    server: RaceServer, page: Any
+) -> None:
+    await page.goto(http_url(server, "/play?daily=queen-of-italy"))
+    said = page.locator("#daily-hello")
+    await said.wait_for()
+    text = await said.text_content() or ""
+    assert "queen-of-italy daily deal" in text and "account token" in text, text
+    assert "How to play queen-of-italy" in (await page.locator("#teach h2").text_content() or "")
+    await shot(page, "daily-hello")
+    # a guest name is refused there, with the server's reason, and nothing starts
+    await page.locator("#name").fill("ann")
+    await page.locator("#go").click()
+    await page.locator("#note .error, #note [class*=error]").first.wait_for()
+    assert "account" in (await page.locator("#note").text_content() or "")
+    # the plain play page and an unknown variant's link say nothing of the daily
+    for path in ("/play", "/play?daily=nonsense"):
+        ctx = await page.context.browser.new_context()
+        other = await ctx.new_page()
+        await other.goto(http_url(server, path))
+        await other.locator("#name").wait_for()
+        assert await other.locator("#daily-hello").count() == 0, path
+        await ctx.close()
+
+
+async def test_a_link_naming_an_unknown_variant_still_shows_the_page(server: RaceServer, page: Any) -> None:
+    await page.goto(http_url(server, "/play?variant=nonsense&goal=nonsense"))
+    await page.locator("#name").wait_for()  # the page fixture fails the test on any script error
+    assert "How to play terrace" in (await page.locator("#teach h2").text_content() or "")
+
+
+async def race_won_to_the_goal(server: RaceServer, winner: Client, loser: Client) -> str:
+    """A race on the known deal (goal terrace): ``loser`` resigns, ``winner`` plays the solver's
+    line until the terrace is empty (finish ``goal``), with the rest of the game still to play."""
+    line = list(solve(new_game("terrace", SEED, rules_version=RULES_VERSION)).moves)
+    driver = server.registry.new(
+        RaceRules("terrace", "terrace", 2, 900, "all", "full"), None, Drawn(SEED, line)
+    )
+    driver.apply(driver.race.opened())
+    race = driver.id
+    for c in (winner, loser):
+        assert (await c.request("join", race=race))["type"] == "joined"
+    for c in (winner, loser):
+        await c.wait(lambda m: m.get("type") == "started" and m["race"] == race)
+    assert (await loser.request("resign", race=race))["type"] == "resigned"
+    for seq, move in enumerate(line, 1):
+        answer = await winner.request("move", race=race, seq=seq, move=move)
+        assert answer["type"] == "moved", answer
+        if answer.get("finish"):
+            break
+    assert answer.get("finish") == "goal", answer
+    await winner.wait(lambda m: m.get("type") == "finished" and m["race"] == race)
+    return race
+
+
+async def test_hindsight_says_the_goal_was_reached_and_offers_no_jump_to_its_end(
+    server: RaceServer, page: Any
+) -> None:
+    race = await race_won_to_the_goal(server, await guest(server, "ann"), await guest(server, "bob"))
+    await page.goto(http_url(server, f"/race/{race}"))
+    ann = page.locator('#hindsight li[data-player="ann"]')
+    await ann.wait_for(timeout=30_000)
+    await page.locator("#hindsight-pending").wait_for(state="detached", timeout=60_000)
+    text = await ann.text_content() or ""
+    assert "ann: reached the race's goal: no move lost it." in text, text
+    assert "still winnable" not in text
+    assert await ann.locator(".jump-winnable").count() == 0  # the end of a won race is no place lost
+    assert await page.locator('.marks .mark[title^="ann:"]').count() == 0
+    bob = await page.locator('#hindsight li[data-player="bob"]').text_content() or ""
+    assert "reached the race's goal" not in bob, bob  # bob resigned: the solver's own words
+    await shot(page, "race-hindsight-goal-reached")
