@@ -84,7 +84,10 @@ export function mount(main, name, conn) {
   };
   const ask = async () => {
     const a = await conn.request("player", { name });
-    if (a.type === "error") return out.replaceChildren(el("h1", { text: name }), el("p", { class: "error", role: "alert", text: a.message }));
+    if (a.type === "error") return out.replaceChildren(el("h1", { text: name }), el("p", { class: "error", role: "alert", text: a.message }),
+      // a guest who just raced follows a link to a page no guest has: say why, and how to get one
+      a.code === "no_player" ? el("p", { class: "hint", id: "guest-hint" }, "A guest (a name without an account) has no page: races count only for registered players. ",
+        el("code", { text: "terrace register NAME" }), " makes an account, whose token the ", el("a", { href: "/play", text: "Play" }), " page takes.") : "");
     draw(a);
   };
   conn.on("leaderboard", (m) => { if (m.re === undefined) ask(); }); // a rated race finished: maybe one of theirs

@@ -138,3 +138,15 @@ async def test_hindsight_says_the_goal_was_reached_and_offers_no_jump_to_its_end
     bob = await page.locator('#hindsight li[data-player="bob"]').text_content() or ""
     assert "reached the race's goal" not in bob, bob  # bob resigned: the solver's own words
     await shot(page, "race-hindsight-goal-reached")
+
+
+async def test_a_guests_name_on_the_player_page_says_why_there_is_no_page_and_how_to_get_one(
+    server: RaceServer, page: Any
+) -> None:
+    await guest(server, "newbie")  # a guest who raced: no account, so no page
+    await page.goto(http_url(server, "/player/newbie"))
+    await page.locator("main .error").wait_for()
+    assert await page.locator("main .error").text_content() == "There is no registered player 'newbie'."
+    hint = await page.locator("#guest-hint").text_content() or ""
+    assert "A guest (a name without an account) has no page" in hint and "terrace register NAME" in hint, hint
+    assert await page.locator('#guest-hint a[href="/play"]').count() == 1
