@@ -65,12 +65,20 @@ export function lastWinnable(g) {
 // Marks on the move slider: ✓ the last winnable position, ⚑ the move that lost it, per game.
 // `most` is the slider's maximum; each mark is a button that jumps there.
 export function sliderMarks(analysis, most, jump) {
-  const marks = [];
+  // players whose mark falls on the same step share one mark (one button on top of another would
+  // hide it): its words name them all, and it jumps to the first of them
+  const at = new Map();
+  const add = (step, cls, sign, words, g) => {
+    const key = `${cls} ${step}`;
+    if (!at.has(key)) at.set(key, [step, cls, sign, words, g, []]);
+    at.get(key)[5].push(g.player.name);
+  };
   for (const g of analysis ? analysis.players : []) {
     const win = lastWinnable(g);
-    if (win !== null) marks.push([win, "winmark", "✓", `${g.player.name}: last position proven winnable, after move ${win}`, g]);
-    if (g.losing_move !== null) marks.push([g.losing_move + 1, "lostmark", "⚑", `${g.player.name}: move ${g.losing_move + 1} lost it`, g]);
+    if (win !== null) add(win, "winmark", "✓", `last position proven winnable, after move ${win}`, g);
+    if (g.losing_move !== null) add(g.losing_move + 1, "lostmark", "⚑", `move ${g.losing_move + 1} lost it`, g);
   }
+  const marks = [...at.values()].map(([step, cls, sign, words, g, names]) => [step, cls, sign, `${names.join(", ")}: ${words}`, g]);
   // the thumb's centre runs from half a thumb in to half a thumb short of the end (16 px thumbs)
   return el("div", { class: "marks", "aria-label": "marks on the moves" }, marks.map(([at, cls, sign, words, g]) => {
     const mark = el("button", { type: "button", class: `mark ${cls === "winmark" ? "mark-win" : "mark-lost"}`, "data-step": at, title: words, "aria-label": words, onclick: () => jump(at, g.player), text: sign });

@@ -16,7 +16,7 @@ from terrace.race import RaceRules
 from terrace.solve import solve
 from tests.server.known_deal import race_lost_at_189
 from tests.server.wire import Client
-from tests.terrace.solve.games import SEED
+from tests.terrace.solve.games import LOST_AT_189, SEED
 
 from .conftest import http_url, shot
 from .races import guest
@@ -150,3 +150,39 @@ async def test_a_guests_name_on_the_player_page_says_why_there_is_no_page_and_ho
     hint = await page.locator("#guest-hint").text_content() or ""
     assert "A guest (a name without an account) has no page" in hint and "terrace register NAME" in hint, hint
     assert await page.locator('#guest-hint a[href="/play"]').count() == 1
+
+
+async def race_both_lost_at_189(server: RaceServer, ann: Client, bob: Client) -> str:
+    """A race on the known deal where ``ann`` and ``bob`` both play the line that move 190 lost."""
+    line = list(solve(new_game("terrace", SEED, rules_version=RULES_VERSION)).moves)
+    rules = RaceRules("terrace", "terrace", 2, 900, "all", "full")
+    driver = server.registry.new(rules, None, Drawn(SEED, line))
+    driver.apply(driver.race.opened())
+    race = driver.id
+    for c in (ann, bob):
+        assert (await c.request("join", race=race))["type"] == "joined"
+    for c in (ann, bob):
+        await c.wait(lambda m: m.get("type") == "started" and m["race"] == race)
+    for c in (ann, bob):
+        for seq, move in enumerate(LOST_AT_189, 1):
+            answer = await c.request("move", race=race, seq=seq, move=move)
+            assert answer["type"] == "moved", answer
+        assert answer.get("finish") == "stuck", answer
+    await ann.wait(lambda m: m.get("type") == "finished" and m["race"] == race)
+    return race
+
+
+async def test_players_marked_on_the_same_move_share_one_mark_that_names_them_all(
+    server: RaceServer, page: Any
+) -> None:
+    race = await race_both_lost_at_189(server, await guest(server, "ann"), await guest(server, "bob"))
+    await page.goto(http_url(server, f"/race/{race}"))
+    await page.locator('#hindsight li[data-player="bob"]').wait_for(timeout=60_000)
+    await page.locator("#hindsight-pending").wait_for(state="detached", timeout=60_000)
+    flags = page.locator(".marks .mark-lost")
+    assert await flags.count() == 1  # not two buttons, one hiding the other
+    title = await flags.get_attribute("title") or ""
+    assert title in ("ann, bob: move 190 lost it", "bob, ann: move 190 lost it"), title
+    await flags.click()
+    assert await page.locator("#counter").text_content() == "move 190 of 209"
+    await shot(page, "race-hindsight-shared-mark")
