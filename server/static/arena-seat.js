@@ -57,7 +57,10 @@ export function arenaSeat(conn, store, changed, say) {
         el("h2", {}, "Arena ", el("a", { href: `/arena/${d.id}`, text: d.name || d.id })),
         a.last ? el("p", { id: "arena-last", text: `Last race: ${ordinal(a.last.place)} place, ${a.last.gained >= 0 ? "+" : ""}${a.last.gained} point${Math.abs(a.last.gained) === 1 ? "" : "s"}.` }) : "",
         me ? el("p", { id: "arena-me", text: `You: ${me.points} point${me.points === 1 ? "" : "s"} from ${me.races} race${me.races === 1 ? "" : "s"} · rank ${me.rank} of ${count}.` }) : "",
-        el("p", { class: "hint", id: "arena-next", text: a.over ? "The arena is over." : "Your next race starts as soon as the arena pairs you with players who are free." }),
+        el("p", { class: "hint", id: "arena-next", text: a.over ? "The arena is over."
+          // alone in it, a newcomer would wait for ever without knowing why: a race needs two or more
+          : (d.joined ?? count) <= 1 ? `You are the only one joined: a race needs two players or more, so yours starts when someone else joins (share ${location.origin}/arena/${d.id}).`
+          : "Your next race starts as soon as the arena pairs you with players who are free." }),
         a.over ? "" : el("button", { type: "button", id: "arena-leave", text: "Leave the arena", onclick: leave }));
     },
   };

@@ -106,7 +106,7 @@ function one(main, id, conn) {
           el("td", { class: "num points", text: r.points }), el("td", { class: "num", text: r.races }),
           el("td", { class: "num", text: r.wins }),
           el("td", { class: "num", text: r.streak >= 2 ? `${r.streak} (double)` : String(r.streak) })))))
-        : el("p", { class: "empty", text: "Nobody has joined yet. Join with: terrace-bot run BOT --arena " + arena.id }));
+        : el("p", { class: "empty", text: "Nobody has joined yet: press Join to race in it from this browser, or run a bot in it with: terrace-bot run BOT --arena " + arena.id }));
     const ids = arena.race_ids;
     races.replaceChildren(el("h2", { text: `Races (${ids.length})` }),
       ids.length ? el("ol", { class: "arena-races" }, ids.map((r) => el("li", {}, el("a", { href: `/race/${r}`, text: r }))))

@@ -5,6 +5,7 @@ hindsight says that a player who reached the race's goal lost nothing."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from server.app import RaceServer
 from server.races.winnable import Drawn
 from terrace import RULES_VERSION, new_game
 from terrace.race import RaceRules
+from terrace.race.arena import make_spec
 from terrace.solve import solve
 from tests.server.known_deal import race_lost_at_189
 from tests.server.wire import Client
@@ -186,3 +188,27 @@ async def test_players_marked_on_the_same_move_share_one_mark_that_names_them_al
     await flags.click()
     assert await page.locator("#counter").text_content() == "move 190 of 209"
     await shot(page, "race-hindsight-shared-mark")
+
+
+async def test_alone_in_an_arena_the_page_says_a_race_waits_for_someone_else(
+    server: RaceServer, page: Any
+) -> None:
+    start = int(time.time() * 1000)
+    await server.arenas.create(make_spec("lonely", "terrace", "humans", start, 5, name="lonely cup"))
+    await page.goto(http_url(server, "/arena/lonely"))
+    empty = await page.locator("main .empty").first.text_content() or ""
+    assert "press Join to race in it from this browser" in empty, empty  # not only a bot's command
+    await page.locator("#arena-join").click()
+    await page.wait_for_url("**/play?arena=lonely")
+    await page.locator("#name").fill("ida")
+    await page.locator("#go").click()
+    nxt = page.locator("#arena-next")
+    await nxt.wait_for()
+    text = await nxt.inner_text()
+    assert text.startswith("You are the only one joined: a race needs two players or more"), text
+    assert "/arena/lonely" in text
+    await shot(page, "arena-alone")
+    opponent = await guest(server, "opp")  # someone else joins: they are paired, and the race starts
+    assert (await opponent.request("arena_join", arena="lonely"))["type"] == "arena_joined"
+    await page.locator("#typed").wait_for(timeout=20_000)
+    await opponent.close()
