@@ -3,7 +3,7 @@
 // The arena pairs you into race after race: each `started` comes to the play page as any race.
 import { el } from "./ui.js";
 
-const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
+export const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
 
 // `changed()` is called whenever what is shown changes; `say(text, kind)` tells the player.
 export function arenaSeat(conn, store, changed, say) {

@@ -9,7 +9,7 @@ import { drawBoard } from "./board.js";
 import { news } from "./news.js";
 import { clock, el, goalsOf, message, ratedNote, select, standingsTable, VARIANTS, who } from "./ui.js";
 import { cardsInText, moveWords, teachBox } from "./words.js";
-import { arenaSeat } from "./arena-seat.js";
+import { arenaSeat, ordinal } from "./arena-seat.js";
 
 const UNRATED = "Unrated: two of this race's accounts play from one address (or one install), so it counts on no board and moves no rating. A race with players from elsewhere is rated.";
 
@@ -318,8 +318,11 @@ export function mount(main, joinId, conn) {
 
   const drawFinished = () => {
     const f = s.result;
+    // where you came, said first: the table's rows are everyone's, and "You finished: stuck" is not a place
+    const mine = s.me && f.results.find((r) => r.player.id === s.me.id);
     area.replaceChildren(el("div", { class: "finished" },
       el("h2", { id: "result", text: s.game && s.game.daily ? `The race is over · Daily deal, ${s.game.daily.day}` : "The race is over" }),
+      mine && mine.place ? el("p", { id: "my-place", class: "my-place", text: `You came ${ordinal(mine.place)} of ${f.results.length}${mine.finish ? ` (${mine.finish})` : ""}.` }) : "",
       standingsTable(f.results, f.variant),
       ratedNote(f.results, s.game && s.game.unrated ? "same_address" : null) ? el("p", { class: "hint", id: "rated-note", text: ratedNote(f.results, s.game && s.game.unrated ? "same_address" : null) }) : "",
       arena.id ? arena.panel(leaveArena) : "",

@@ -5,6 +5,7 @@ hindsight says that a player who reached the race's goal lost nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -212,3 +213,25 @@ async def test_alone_in_an_arena_the_page_says_a_race_waits_for_someone_else(
     assert (await opponent.request("arena_join", arena="lonely"))["type"] == "arena_joined"
     await page.locator("#typed").wait_for(timeout=20_000)
     await opponent.close()
+
+
+async def test_the_end_screen_says_where_you_came(server: RaceServer, page: Any) -> None:
+    await page.goto(http_url(server, "/play"))
+    await page.locator("#name").fill("ann")
+    await page.locator("#go").click()
+    await page.locator("#create").click()
+    race = (await page.locator("#share").input_value()).rsplit("/", 1)[1]
+    bob = await guest(server, "bob")
+    assert (await bob.request("join", race=race))["type"] == "joined"
+    await page.locator("#start").click()
+    started = await bob.wait(lambda m: m.get("type") == "started" and m["race"] == race)
+    assert (await bob.request("move", race=race, seq=1, move=started["legal"][0]))["type"] == "moved"
+    assert (await bob.request("resign", race=race))["type"] == "resigned"  # one card home: bob is ahead
+    await page.locator("#typed").wait_for()
+    page.once("dialog", lambda d: asyncio.ensure_future(d.accept()))
+    await page.locator("#resign").click()
+    place = page.locator("#my-place")
+    await place.wait_for()
+    assert await place.inner_text() == "You came 2nd of 2 (resigned)."
+    await shot(page, "play-my-place")
+    await bob.close()
