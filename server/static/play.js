@@ -30,7 +30,9 @@ export function mount(main, joinId, conn) {
   const arena = arenaSeat(conn, store, () => { if (s.mode === "home" || s.mode === "finished") render(); }, (t, k) => say(t, k));
   const leaveArena = async () => { await arena.leave(); params.delete("arena"); history.replaceState(null, "", "/play"); again(); };
   let drawn = null; // the mode last drawn: focus moves only when the mode changes, never under the player's typing
-  const FOCUS = { hello: "#name", home: "#queue", racing: "#typed", finished: "#again" };
+  // a touch screen (a phone) races by tapping: focusing the move box there would open its keyboard over the board
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  const FOCUS = { hello: "#name", home: "#queue", racing: touch ? null : "#typed", finished: "#again" };
   if (joinId) FOCUS.home = "#join";
   const render = () => {
     top.replaceChildren(s.me ? el("p", {}, "You are ", who(s.me), s.me.guest ? " (a guest)" : "", " · ",

@@ -235,3 +235,30 @@ async def test_the_end_screen_says_where_you_came(server: RaceServer, page: Any)
     assert await place.inner_text() == "You came 2nd of 2 (resigned)."
     await shot(page, "play-my-place")
     await bob.close()
+
+
+async def test_a_touch_screen_races_without_the_move_box_taking_focus(
+    server: RaceServer, browser: Any
+) -> None:
+    focused = {}
+    for touch in (False, True):
+        context = await browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=touch, has_touch=touch
+        )
+        page = await context.new_page()
+        await page.goto(http_url(server, "/play"))
+        await page.locator("#name").fill(f"tap{int(touch)}")
+        await page.locator("#go").click()
+        await page.locator("#create").click()
+        race = (await page.locator("#share").input_value()).rsplit("/", 1)[1]
+        other = await guest(server, f"other{int(touch)}")
+        assert (await other.request("join", race=race))["type"] == "joined"
+        await page.locator("#start").click()
+        await page.locator("#typed").wait_for()
+        focused[touch] = await page.evaluate("document.activeElement && document.activeElement.id")
+        if touch:
+            await shot(page, "play-phone-racing")
+        await other.close()
+        await context.close()
+    # a mouse and keyboard: typed moves at once; a phone: no keyboard opened over the board
+    assert focused == {False: "typed", True: ""}, focused
