@@ -21,7 +21,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
-from bots.house.keeper import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, keep_house, parse_lineup
+from bots.house.keeper import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, WAIT_FOR_SERVER, keep_house, parse_lineup
 from bots.house.pace import DEFAULT_PACE, PACES
 from link import DEFAULT_SERVER, Connection, Offline, default_server, server_url
 from link.command import run_command
@@ -109,6 +109,13 @@ def _parser() -> argparse.ArgumentParser:
         help="variant(s) to wait in, repeatable; all: every variant (default terrace)",
     )
     h.add_argument("--races", type=int, default=0, help="races per house bot; 0 = for ever (default)")
+    h.add_argument(
+        "--wait",
+        type=float,
+        default=WAIT_FOR_SERVER,
+        metavar="SECONDS",
+        help=f"how long to wait for a server that does not answer yet (default {WAIT_FOR_SERVER:g})",
+    )
 
     g = sub.add_parser("register", help="register an account and print its token (shown once)")
     g.set_defaults(parser=g)
@@ -153,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "house":
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
+            if not args.wait >= 0:
+                p.error("--wait must be 0 or more seconds")
             lineup = parse_lineup(args.bots)
             coro = keep_house(
                 args.server,
@@ -163,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                 races=args.races or None,
                 pace=args.pace,
                 max_bots=args.max_bots,
+                wait_for_server=args.wait,
             )
             return _run(_quiet(coro))
         if args.command == "register":

@@ -8,6 +8,7 @@ import asyncio
 import gc
 import logging
 import signal
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 
@@ -15,6 +16,7 @@ from . import config as config_module
 from .app import RaceServer
 from .collector import Collector
 from .store import StoreDown
+from .workers import child
 
 
 async def serve(config: config_module.Config) -> None:
@@ -39,11 +41,33 @@ async def serve(config: config_module.Config) -> None:
     )
     if config.public_url:
         print(f"  public URL {config.public_url}", flush=True)
+    house = _house(config, server.port)
     await stop.wait()
     print("terrace-server shutting down: closing connections (1001)", flush=True)
+    if house is not None:
+        house.terminate()
+        await asyncio.to_thread(house.wait)
     if young is not None:
         young.cancel()
     await server.stop()
+
+
+def _house(config: config_module.Config, port: int) -> subprocess.Popen[bytes] | None:
+    """``--house``: ``terrace-bot house`` for the variants named, as a child that dies with us
+    (started from the loop's thread: the kernel's death signal follows the thread that forked)."""
+    if not config.house:
+        return None
+    variants = config_module.house_variants(config.house)
+    host = "127.0.0.1" if config.host in ("", "0.0.0.0") else "[::1]" if config.host == "::" else config.host
+    host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    argv = [sys.executable, "-m", "bots", "house", "--server", f"ws://{host}:{port}/ws"]
+    for variant in variants:
+        argv += ["--variant", variant]
+    print(
+        f"  house bots waiting in {', '.join(variants)} (terrace-bot house, stopped with the server)",
+        flush=True,
+    )
+    return child(argv)
 
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:

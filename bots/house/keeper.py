@@ -37,6 +37,7 @@ from bots.bot import Bot, Choice, View, load_bot
 from bots.house.pace import DEFAULT_PACE, Pace, pace_named, split_pace
 from bots.house.watch import Watcher
 from bots.sdk import Racer, RaceResult, SDKError
+from link import Offline
 from terrace import VARIANTS
 
 log = logging.getLogger("terrace.bot")
@@ -47,6 +48,8 @@ NAME_MAX = 24  # the server's longest name
 NAME_TRIES = 50  # names tried for one bot before the house gives up (each taken by someone else)
 # short enough that a bot's name with its variant fits NAME_MAX
 VARIANT_TAGS = {"terrace": "terrace", "queen-of-italy": "queen", "signora": "signora", "louis": "louis"}
+WAIT_FOR_SERVER = 120.0  # seconds the house waits for its server to answer before giving up
+SERVER_RETRY = 1.0  # seconds between tries while it waits
 PLAY_ON_FOR = 2.0  # seconds a house bot plays on once the person (and all but the house) finished
 
 
@@ -103,6 +106,7 @@ class House:
         pace: str = DEFAULT_PACE,
         max_bots: int = DEFAULT_MAX_BOTS,
         seed: int | None = None,
+        wait_for_server: float = WAIT_FOR_SERVER,
     ) -> None:
         for v in variants:
             if v not in VARIANTS:
@@ -117,6 +121,7 @@ class House:
         self.prefix = prefix
         self.paces = [pace_named(s.pace or pace) for s in lineup]
         self.max_bots = max_bots
+        self.wait_for_server = wait_for_server
         self.rng = random.Random(seed)
         self.own = _Own()  # the house bots' player ids, as they are now
         self.watcher = Watcher(url, self.own)
@@ -129,7 +134,7 @@ class House:
 
     async def run(self) -> list[RaceResult]:
         """Run until every bot played ``races`` races (None: until cancelled); returns the results."""
-        await self.watcher.open()  # no server: fail here, before anything is said to be waiting
+        await self._server_answers()
         try:
             for i in range(len(self.lineup)):
                 for v in self.variants:
@@ -153,6 +158,26 @@ class House:
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.watcher.close()
         return self.results
+
+    async def _server_answers(self) -> None:
+        """Open the watcher's connection, waiting for a server that is not up yet (started in the
+        same breath as the house, it may still be loading): said once, then tried every second,
+        up to ``wait_for_server`` seconds (then Offline, as with no server at all)."""
+        deadline = asyncio.get_running_loop().time() + self.wait_for_server
+        said = False
+        while True:
+            try:
+                await self.watcher.open()
+                break
+            except Offline:
+                if asyncio.get_running_loop().time() >= deadline:
+                    raise
+                if not said:
+                    said = True
+                    print(f"house: waiting for the server at {self.url} to answer…", flush=True)
+                await asyncio.sleep(SERVER_RETRY)
+        if said:
+            print(f"house: the server at {self.url} answered.", flush=True)
 
     def _name(self, slot: int, variant: str) -> str:
         """The next name for a bot of ``slot`` in ``variant``'s queue: ``house-greedy-3``, or with
@@ -293,7 +318,18 @@ async def keep_house(
     prefix: str = "house",
     pace: str = DEFAULT_PACE,
     max_bots: int = DEFAULT_MAX_BOTS,
+    wait_for_server: float = WAIT_FOR_SERVER,
 ) -> list[RaceResult]:
     """Run a :class:`House` until ``races`` races each (None: until cancelled)."""
-    house = House(url, lineup, variants, goal=goal, races=races, prefix=prefix, pace=pace, max_bots=max_bots)
+    house = House(
+        url,
+        lineup,
+        variants,
+        goal=goal,
+        races=races,
+        prefix=prefix,
+        pace=pace,
+        max_bots=max_bots,
+        wait_for_server=wait_for_server,
+    )
     return await house.run()
