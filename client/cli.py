@@ -166,6 +166,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     d.add_argument("--pool", choices=["humans", "bots"], help="whose board (default: your kind's)")
     d.add_argument("--ghosts", type=int, default=3, help="earlier attempts to race against, 0-8 (default 3)")
     d.add_argument("--name", help="play as a guest with this name (default: your registered account)")
+    d.add_argument("--yes", action="store_true", help="start the rated attempt without asking first")
     server(d)
     json_flag(d)
 
