@@ -30,7 +30,6 @@ from .render import player_name, plural, race_time
 from .screen import Screen
 from .suggest import command
 
-
 ASK_FIRST = "This is your one rated attempt today. Start? [y/N] "
 NOT_STARTED = "Not started: your attempt is still yours today. `{command}` when you are ready."
 
