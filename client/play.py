@@ -22,7 +22,7 @@ from . import config
 from .race_table import RaceTable, hello_fields
 from .render import plural
 from .screen import Screen
-from .suggest import command, server_flag
+from .suggest import command, invitation, server_flag
 
 QUEUED_ALONE = (
     "Nobody else is waiting for {variant} now: your race starts when someone else queues for it."
@@ -171,6 +171,9 @@ async def _find_race(
         table.race = created["race"]
         joined = f"{plural(args.seats, 'player')} {'has' if args.seats == 1 else 'have'} joined"
         out.print(f"Created race {created['race']['id']}: it starts when {joined}.")
+        if args.seats > 1:
+            for line in invitation(args, str(created["race"]["id"])):
+                out.print(line, soft_wrap=True, highlight=False, markup=False)
         return str(created["race"]["id"])
     return await _pick(table, out)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import urllib.parse
 
 from link.connection import default_server
 
@@ -22,3 +23,22 @@ def command(args: argparse.Namespace, words: str, *, name: bool = False) -> str:
     text = words + server_flag(getattr(args, "server", None))
     chosen = getattr(args, "name", None) if name else None
     return text + (f" --name {shlex.quote(chosen)}" if chosen else "")
+
+
+def page_url(server: str, path: str) -> str:
+    """The server's web page at ``path`` (``/play/ID``), from its websocket URL: the pages are
+    served on the same host and port (``ws://h:p/ws`` -> ``http://h:p/play/ID``)."""
+    parts = urllib.parse.urlsplit(server)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    base = parts.path.removesuffix("/ws") if parts.path.endswith("/ws") else ""
+    return urllib.parse.urlunsplit((scheme, parts.netloc, base + path, "", ""))
+
+
+def invitation(args: argparse.Namespace, race: str) -> list[str]:
+    """What to send a friend so they join ``race``: its command and its page, each on a line
+    of its own (so each is copied whole, and neither is broken inside at 80 columns)."""
+    return [
+        "Invite others: send them this command, or the page's link.",
+        "  " + command(args, f"terrace play --race {race}"),
+        "  " + page_url(args.server, f"/play/{race}"),
+    ]
