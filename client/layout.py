@@ -77,8 +77,12 @@ def screen(
     compact: bool = False,
     row_limit: int | None = None,
     help: str | None = None,
+    status: str | None = None,
 ) -> RenderableType:
     """The whole play screen: title (and clock), the board with the standings beside or below, the message.
+
+    ``status`` (connection news: "reconnecting…") is a line of its own under the title, so the
+    board stays in view while the server is away.
 
     A message starting with ``✗`` (a refused move, as the screen words it) is red. ``compact``
     saves lines for a short terminal (no blank lines, no standings header, fewer foundation
@@ -89,6 +93,8 @@ def screen(
     if clock:
         head.append(f"    ⏱ {clock}", style="bold yellow")
     parts: list[RenderableType] = [head]
+    if status:
+        parts.append(Text(status, style="bold yellow" if status.startswith("⚠") else "green"))
     body = Text(help) if help else board(view, compact)
     if rows:
         table = standings(

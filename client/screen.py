@@ -79,7 +79,7 @@ class Screen:
 
     def _key(self) -> object:
         t = self.table
-        return (repr(t.view()), repr(t.standings()), self.message, self.help, t.over())
+        return (repr(t.view()), repr(t.standings()), self.message, self.help, t.over(), _status(t))
 
     def rendered(self, color: bool = True) -> str:
         """The screen as text (ANSI colours when ``color``), rendered again only after a change.
@@ -118,6 +118,7 @@ class Screen:
                 compact=compact,
                 row_limit=limit,
                 help=self.help,
+                status=_status(t),
             )
         )
         return buf.getvalue()
@@ -298,6 +299,11 @@ def escape_keeps_keys() -> KeyBindings:
         """Esc alone does nothing (it never waits to swallow the next key)."""
 
     return kb
+
+
+def _status(table: Table) -> str | None:
+    """The table's connection news (an online race's), if any."""
+    return getattr(table, "status_line", None)
 
 
 def changed_lines(before: str, after: str) -> list[str]:

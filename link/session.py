@@ -82,6 +82,13 @@ class Session:
         return self._rate_limited + (self.conn.rate_limited if self.conn is not None else 0)
 
     @property
+    def online(self) -> bool:
+        """Connected now (not dropped and reconnecting, not given up)."""
+        return (
+            self._online.is_set() and self._gone is None and self.conn is not None and not self.conn.is_closed
+        )
+
+    @property
     def gone(self) -> str | None:
         """Why the session gave up on the server, once it has."""
         return self._gone
