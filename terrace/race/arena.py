@@ -283,7 +283,9 @@ class Arena:
             "ends_ms": s.ends_ms,
             "name": s.name,
             "state": s.state_at(now_ms),
-            "players": len(self.players),
+            # everyone in the standings (joined now, or with a race counted, left since or not),
+            # so a list and the standings never disagree
+            "players": len(set(self.players) | {str(r["id"]) for res in self.results for r in res["rows"]}),
             "races": len(self.results),
         }
 
