@@ -217,12 +217,15 @@ def _command(name: str) -> Command:
     return commands[name]
 
 
+PRACTICE_QUIT = "Quit practice? This game is not kept. Type y to quit, anything else to play on."
+
+
 async def _practice(args: argparse.Namespace, out: Console) -> int:
     from .practice import PracticeTable
     from .screen import Screen
 
     table = PracticeTable(args.variant, args.deal)
-    ended = await Screen(table).run()
+    ended = await Screen(table, confirm=("quit",), questions={"quit": PRACTICE_QUIT}).run()
     if ended:
         out.print(ended)
     return 0

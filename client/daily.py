@@ -60,10 +60,11 @@ def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType
     head = Text()
     head.append(f"Daily {answer['variant']} · {answer['day']}", style="bold")
     head.append(f" · goal {answer.get('goal')} · {answer.get('time_limit', 0) // 60} min\n")
-    head.append(f"commitment       {answer['commitment']}\n", style="dim")
-    head.append(f"next commitment  {answer['next_commitment']}\n", style="dim")
+    # labels short enough that a label and its 64 hex digits fit 80 columns (or break between them)
+    head.append(f"commitment {answer['commitment']}\n", style="dim")
+    head.append(f"tomorrow's {answer['next_commitment']}\n", style="dim")
     if "seed" in answer:
-        head.append(f"seed (revealed)  {answer['seed']}\n", style="green")
+        head.append(f"seed       {answer['seed']}\n", style="green")
     attempt = answer.get("attempt")
     if attempt is not None:
         state = attempt.get("state")

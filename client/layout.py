@@ -180,15 +180,14 @@ def end_screen(
     race, variant = str(finished.get("race", "")), str(finished.get("variant", "terrace"))
     mine = next((r for r in results if me is not None and player_name(r.get("player")) == me), None)
     head = _your_result(mine, len(results)) if mine else Text(f"Race {race} is over.", style="bold")
-    nxt = Text("Next: ", style="bold")
+    # each command on a line of its own: joined by " · " they broke mid-command at 80 columns
+    nxt = Text("Next:", style="bold")
     if again is None:
         again = f"terrace play --queue {variant}"
     if again:
-        nxt.append(f"race again: {again}", style="cyan")
-        nxt.append(" · ")
-    nxt.append(f"step through it: terrace replay {race}{server}", style="cyan")
-    nxt.append(" · ")
-    nxt.append(f"check it: terrace verify {race}{server}", style="cyan")
+        nxt.append(f"\n  race again: {again}", style="cyan")
+    nxt.append(f"\n  step through it: terrace replay {race}{server}", style="cyan")
+    nxt.append(f"\n  check it: terrace verify {race}{server}", style="cyan")
     rule = RANKING_RULE if has_terrace(variant) else RANKING_RULE_LOUIS
     parts: list[RenderableType] = [
         head,

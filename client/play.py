@@ -89,9 +89,15 @@ async def play(args: argparse.Namespace, out: Console) -> int:
                 results = command(args, f"terrace replay {table.race['id']}")
                 out.print(f"Stopped waiting; the race goes on. Its results once over: {results}")
                 return 0
-        from .layout import end_screen
+        from .layout import end_screen, rated_note
+        from .rating import rating_change
 
-        out.print(end_screen({**table.race, **table.finished.result()}, me, again, server_flag(args.server)))
+        finished = table.finished.result()
+        out.print(end_screen({**table.race, **finished}, me, again, server_flag(args.server)))
+        if rated_note(finished["results"]) is None and not welcome["player"].get("guest"):
+            change = await rating_change(table.ask, me, str(finished["race"]))
+            if change:
+                out.print(change)
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()

@@ -15,7 +15,7 @@ import io
 import string
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -61,12 +61,14 @@ class Screen:
         width: int | None = None,
         height: int | None = None,
         confirm: Iterable[str] = (),
+        questions: Mapping[str, str] | None = None,
     ) -> None:
         self.table = table
         self.me = me
         self.width = width
         self.height = height
         self.confirm = frozenset(confirm)  # words asked twice ("quit", "resign"): see handle()
+        self.questions = dict(questions or {})  # what is asked for a word, when not the race's question
         self.message: str | None = None
         self.help: str | None = None  # shown in place of the board until the next input
         self._asked: str | None = None  # the word waiting for its yes
@@ -170,7 +172,7 @@ class Screen:
             return True
         elif word in self.confirm:
             self._asked = word
-            self.message = confirm_question(word)
+            self.message = self.questions.get(word) or confirm_question(word)
             return True
         if not text:
             return True

@@ -52,7 +52,9 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     assert await _exit(child) == 0
 
     child = _spawn("daily", "--server", server.url)  # the day's one attempt is used
-    await _expect(child, "You have used your daily attempt at terrace")
+    used = await _expect(child, r"practice: true in daily_play\)\.")
+    assert "You have used your daily attempt at terrace" in used
+    assert "play it again unrated as practice (terrace daily --practice;" in used.replace("\r\n", " ")
     assert await _exit(child) == 1
 
     child = _spawn("daily", "--board", "--server", server.url)
@@ -146,5 +148,5 @@ def test_the_day_view_says_where_your_attempt_stands(attempt: dict[str, object],
     buf = io.StringIO()
     Console(file=buf, width=200, color_system=None).print(day_view(answer, "Me"))
     text = buf.getvalue()
-    assert said in text and "seed (revealed)  " + "ef" * 32 in text
+    assert said in text and "seed       " + "ef" * 32 in text  # label and seed fit 80 columns
     assert "humans · 1 attempt " in text and "attempts" not in text  # one attempt, singular
