@@ -77,7 +77,7 @@ async def play(args: argparse.Namespace, out: Console) -> int:
             return 0
         assert table.finished is not None
         again = again_command(args, table.race)
-        if table.my_finish == "left" and not table.finished.done():
+        if table.race_gone or (table.my_finish == "left" and not table.finished.done()):
             out.print(f"{ended} Race again with: {again}")
             return 0
         if not table.finished.done():

@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from link import Connection, HelloRefused, News, Refused, Session
+from link import Connection, HelloRefused, News, Offline, Refused, Session
 from terrace.rules.news import news
 from terrace.wire.conversation import Message
 from terrace.wire.messages import (
@@ -40,6 +40,7 @@ from .table import Outcome, View
 RECONNECTING = "⚠ The server is away: reconnecting… (try {attempt}). Your board is kept."
 BACK = "Reconnected: back in the race."
 NOT_SENT = "not sent: the server is away; type it again when back"
+RACE_GONE = "The server came back without this race (a restarted server keeps no race in memory): it is over."
 
 
 class RaceTable:
@@ -64,6 +65,7 @@ class RaceTable:
         self.my_finish: str | None = None
         self.ends_at: float | None = None  # local monotonic time the race ends
         self.status_line: str | None = None  # connection news for the screen
+        self.race_gone: str | None = None  # the server came back without our race
         self.on_change: Callable[[], None] = lambda: None
 
     # ----- connection ----------------------------------------------------------------
@@ -103,6 +105,12 @@ class RaceTable:
             self.status_line = RECONNECTING.format(attempt=news.attempt)
         elif news.kind == "back":
             self.status_line = BACK
+            racing = self.started is not None and self.started.done() and self.my_finish is None
+            if racing and self.race.get("id") and self.link.welcome.get("race") != self.race["id"]:
+                self.status_line = self.race_gone = RACE_GONE  # the hello did not put us back in it
+                if self.finished is not None and not self.finished.done():
+                    self.finished.set_exception(Offline(RACE_GONE))
+                    self.finished.exception()  # said here: no "never retrieved" warning if none awaits it
         elif news.reason != "closed":
             self.status_line = f"Disconnected: {news.reason}."
         self.on_change()
@@ -164,6 +172,8 @@ class RaceTable:
         return not self.link.online and self.link.gone is None
 
     def over(self) -> str | None:
+        if self.race_gone:
+            return self.race_gone
         gone = self.link.gone
         if gone and gone != "closed":
             return f"Lost the server: {gone}."

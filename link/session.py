@@ -54,6 +54,7 @@ class Session:
         self.on_news = on_news or (lambda news: None)
         self.queue_pushes = on_push is None if queue_pushes is None else queue_pushes
         self.conn: Connection | None = None
+        self.welcome: Message = {}  # the last hello's answer (after a reconnect: its own)
         self._rate_limited = 0  # rate_limited resends on connections now closed
         self._pushes: asyncio.Queue[Message | None] = asyncio.Queue()
         self._online = asyncio.Event()
@@ -111,6 +112,7 @@ class Session:
             raise
         self._take(conn)
         self._gone = None
+        self.welcome = welcome
         return welcome
 
     def _take(self, conn: Connection) -> None:

@@ -126,6 +126,8 @@ def test_the_readme_quick_start_pasted_as_written_races_a_person_against_the_hou
         return any(what in line for line in seen)
 
     eventually_sync(lambda: said(f"listening on ws://127.0.0.1:{port}/ws"), timeout=180, what="the server")
+    every = "  house bots waiting: terrace, queen-of-italy, signora, louis"  # the server says so
+    eventually_sync(lambda: said(every), what="the server's line on its house")
     eventually_sync(lambda: said("house: 12 bots waiting"), timeout=60, what="the house in every queue")
     _, play = quick_start()
     started = time.monotonic()

@@ -60,6 +60,32 @@ async def test_an_outage_keeps_the_board_says_reconnecting_and_a_move_meanwhile_
         await alice.close()
 
 
+async def test_a_server_that_comes_back_without_the_race_says_it_is_over_and_how_to_race_again(
+    unused_tcp_port: int,
+) -> None:
+    config = dataclasses.replace(FAST, port=unused_tcp_port, grace=60)
+    first = RaceServer(config)  # its own memory store: a restart forgets the race
+    await first.start()
+    alice = await Client.open(first.url)
+    await alice.request("hello", name="alice")
+    race = (await alice.request("create", variant="terrace", seats=2, start="full", join=True))["race"]["id"]
+    term = Terminal(80, 24, "play", "--race", race, "--name", "bob", "--server", first.url)
+    try:
+        await term.shows("move>")
+        await first.stop()
+        await term.shows("reconnecting…")
+        async with RaceServer(config):
+            shown = await term.shows("Race again with:", timeout=30)
+            assert "The server came back without this race" in " ".join(shown.split())
+            assert "terrace play --queue terrace" in shown
+            await eventually(lambda: not term.child.isalive(), what="the command to end")
+            term.child.close()
+            assert term.child.exitstatus == 0
+    finally:
+        term.close()
+        await alice.close()
+
+
 async def test_a_move_while_the_line_is_down_is_not_sent_and_says_so(make_server: object) -> None:
     server = await make_server()  # type: ignore[operator]
     tables = [RaceTable(server.url, {"name": n}) for n in ("alice", "bob")]
