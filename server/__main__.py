@@ -63,10 +63,7 @@ def _house(config: config_module.Config, port: int) -> subprocess.Popen[bytes] |
     argv = [sys.executable, "-m", "bots", "house", "--server", f"ws://{host}:{port}/ws"]
     for variant in variants:
         argv += ["--variant", variant]
-    print(
-        f"  house bots waiting in {', '.join(variants)} (terrace-bot house, stopped with the server)",
-        flush=True,
-    )
+    print(f"  house bots waiting: {', '.join(variants)}", flush=True)  # (fits 80 columns, all four)
     return child(argv)
 
 
