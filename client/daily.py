@@ -31,7 +31,7 @@ from .screen import Screen
 from .suggest import command
 
 ASK_FIRST = "This is your one rated attempt today. Start? [y/N] "
-NOT_STARTED = "Not started: your attempt is still yours today. `{command}` when you are ready."
+NOT_STARTED = "Not started: your attempt is still yours today. When you are ready:\n  {command}"
 
 
 class DailyTable(RaceTable):
@@ -42,7 +42,8 @@ class DailyTable(RaceTable):
     def _started(self, msg: Any) -> None:
         super()._started(msg)
         if self.day:
-            self.title = f"Daily deal, {self.day} · {msg['variant']} · race {msg['race']}"
+            # no race id: with the clock and the keys it must fit the bottom bar at 80 columns
+            self.title = f"Daily deal, {self.day} · {msg['variant']}"
 
     def standings(self) -> list[Row]:
         return [_ghostly(row) for row in super().standings()]

@@ -8,7 +8,7 @@ import argparse
 import shlex
 import urllib.parse
 
-from link.connection import default_server
+from link.connection import DEFAULT_SERVER, default_server
 
 
 def server_flag(server: str | None) -> str:
@@ -37,8 +37,10 @@ def page_url(server: str, path: str) -> str:
 def invitation(args: argparse.Namespace, race: str) -> list[str]:
     """What to send a friend so they join ``race``: its command and its page, each on a line
     of its own (so each is copied whole, and neither is broken inside at 80 columns)."""
+    # the friend has not our TERRACE_SERVER: the server is named unless it is the built-in one
+    server = "" if args.server == DEFAULT_SERVER else f" --server {shlex.quote(args.server)}"
     return [
         "Invite others: send them this command, or the page's link.",
-        "  " + command(args, f"terrace play --race {race}"),
+        f"  terrace play --race {race}{server}",
         "  " + page_url(args.server, f"/play/{race}"),
     ]

@@ -10,6 +10,7 @@ import shlex
 import urllib.request
 
 import pexpect
+import pytest
 
 from client.suggest import invitation, page_url
 from server.app import RaceServer
@@ -21,6 +22,16 @@ def test_the_page_of_a_race_comes_from_the_websocket_url() -> None:
     assert page_url("ws://127.0.0.1:8765/ws", "/play/ab12") == "http://127.0.0.1:8765/play/ab12"
     assert page_url("wss://race.example/ws", "/play/ab12") == "https://race.example/play/ab12"
     assert page_url("wss://race.example/terrace/ws", "/play/x") == "https://race.example/terrace/play/x"
+
+
+def test_the_invitation_names_the_server_even_when_ours_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TERRACE_SERVER", "ws://10.0.0.5:9000/ws")  # ours; not the friend's
+    args = argparse.Namespace(server="ws://10.0.0.5:9000/ws", name=None)
+    assert invitation(args, "ab12")[1] == "  terrace play --race ab12 --server ws://10.0.0.5:9000/ws"
+    args = argparse.Namespace(server="ws://127.0.0.1:8765/ws", name=None)  # the built-in default
+    assert invitation(args, "ab12")[1] == "  terrace play --race ab12"
 
 
 def test_the_invitation_never_carries_the_creators_name() -> None:
