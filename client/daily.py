@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from link import checked
+from terrace.race.held import held_sentence
 from terrace.wire.messages import Row
 
 from . import config
@@ -76,6 +77,8 @@ def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType
                 else f"{plural(int(attempt.get('score') or 0), 'card')} home"
             )
             head.append(f"Your attempt: {result} (race {attempt.get('race')})\n")
+            if attempt.get("held"):
+                head.append(f"Not on the board: {held_sentence(str(attempt['held']))}.\n", style="yellow")
         elif state == "playing":
             head.append("Your attempt is under way.\n")
         elif state == "lost":

@@ -123,6 +123,28 @@ async def test_terrace_verify_checks_a_daily_attempt_once_its_day_is_over(server
         ),
         ({"state": "finished", "race": "d1", "time": None, "score": 31, "goal": False}, "31 cards home"),
         ({"state": "lost"}, "lost with its server"),
+        (  # a time kept off the people's board says why, instead of an empty board
+            {
+                "state": "finished",
+                "race": "d1",
+                "time": 61_230,
+                "score": None,
+                "goal": True,
+                "held": "new_account",
+            },
+            "Not on the board: your account is too new",
+        ),
+        (
+            {
+                "state": "finished",
+                "race": "d1",
+                "time": 120,
+                "score": None,
+                "goal": True,
+                "held": "inhuman_pace",
+            },
+            "faster than a person plays",
+        ),
     ],
 )
 def test_the_day_view_says_where_your_attempt_stands(attempt: dict[str, object], said: str) -> None:
