@@ -181,6 +181,9 @@ class ProtocolError(CodedError):
     ``fields`` travel in the error message beside ``code`` and ``message``."""
 
     codes = ERRORS
+    # a refusal inside someone's private attempt: the server's metrics count it when the attempt
+    # is over, with its moves, so a live count never times a private attempt
+    counted_later: bool = False
 
     def to_message(self, re: int | None = None) -> dict[str, object]:
         """The ``error`` message for this refusal."""

@@ -111,28 +111,40 @@ async def test_nobody_else_learns_an_attempt_exists_not_even_from_the_metrics(
     other = await registered(server.url, "Nosy")
     url = server.url.replace("ws://", "http://").replace("/ws", "/metrics")
 
-    def moves_counted() -> float:
+    def sample(prefix: str) -> float:
         text = urllib.request.urlopen(url).read().decode()
-        line = next(x for x in text.splitlines() if x.startswith("terrace_move_seconds_count"))
-        return float(line.split()[-1])
+        return sum(float(x.split()[-1]) for x in text.splitlines() if x.startswith(prefix))
 
-    before = await asyncio.to_thread(moves_counted)
+    def counts() -> tuple[float, float, float, float]:
+        """Moves accepted, move and resign requests, refusals other than no_race: each a live
+        clock of an attempt's moves if counted while it runs."""
+        return (
+            sample("terrace_move_seconds_count"),
+            sample('terrace_messages_total{type="move"}'),
+            sample('terrace_messages_total{type="resign"}'),
+            sample("terrace_errors_total") - sample('terrace_errors_total{code="no_race"}'),
+        )
+
+    before = await asyncio.to_thread(counts)
     race, started = await _start(a)
     legal = started["legal"]
     for seq in (1, 2, 3):
         moved = await a.request("move", race=race, seq=seq, move=legal[0])
         assert moved["type"] == "moved"
         legal = moved["legal"]
+    assert (await a.request("move", race=race, seq=4, move="nonsense"))["type"] == "error"
+    assert await asyncio.to_thread(counts) == before  # not while it runs
     for request in ("join", "spectate", "record", "leave", "start"):
         refused = await other.request(request, race=race)
         assert refused["type"] == "error" and refused["code"] == "no_race", (request, refused)
     assert (await other.request("move", race=race, seq=1, move=legal[0]))["code"] == "no_race"
-    assert await asyncio.to_thread(moves_counted) == before  # not while it runs
     assert (await a.request("resign", race=race))["type"] == "resigned"
     await a.wait("finished")
+    # the four of its moves, its resign and its refusal, told at once; the other's move at once
+    after = (before[0] + 3, before[1] + 4 + 1, before[2] + 1, before[3] + 1)
 
     async def counted() -> bool:
-        return await asyncio.to_thread(moves_counted) == before + 3
+        return await asyncio.to_thread(counts) == after
 
     await eventually(counted, what="its moves counted once it is over")
 
