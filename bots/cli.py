@@ -27,7 +27,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from bots.house.keeper import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, keep_house, parse_lineup
+from bots.house.keeper import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, WAIT_FOR_SERVER, keep_house, parse_lineup
 from bots.house.pace import DEFAULT_PACE, PACES
 from link import DEFAULT_SERVER, Connection, Offline, default_server, server_url
 from link.command import run_command
@@ -130,6 +130,13 @@ def _parser() -> argparse.ArgumentParser:
         help="file holding the server's house key, when $TERRACE_HOUSE_KEY is not set "
         f"(default ${house.ENV_FILE} or {house.default_path()})",
     )
+    h.add_argument(
+        "--wait",
+        type=float,
+        default=WAIT_FOR_SERVER,
+        metavar="SECONDS",
+        help=f"how long to wait for a server that does not answer yet (default {WAIT_FOR_SERVER:g})",
+    )
 
     g = sub.add_parser("register", help="register an account and print its token (shown once)")
     g.set_defaults(parser=g)
@@ -182,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "house":
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
+            if not args.wait >= 0:
+                p.error("--wait must be 0 or more seconds")
             lineup = parse_lineup(args.bots)
             coro = keep_house(
                 args.server,
@@ -193,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                 pace=args.pace,
                 max_bots=args.max_bots,
                 house_key_file=args.house_key_file,
+                wait_for_server=args.wait,
             )
             return _run(_quiet(coro))
         if args.command == "register":

@@ -22,7 +22,7 @@ from . import config
 from .race_table import RaceTable, hello_fields
 from .render import plural
 from .screen import Screen
-from .suggest import command, server_flag
+from .suggest import command, invitation, server_flag
 
 QUEUED_ALONE = (
     "Nobody else is waiting for {variant} now: your race starts when someone else queues for it."
@@ -82,7 +82,7 @@ async def play(args: argparse.Namespace, out: Console) -> int:
             return 0
         assert table.finished is not None
         again = again_command(args, table.race)
-        if table.my_finish == "left" and not table.finished.done():
+        if table.race_gone or (table.my_finish == "left" and not table.finished.done()):
             out.print(f"{ended} Race again with: {again}")
             return 0
         if not table.finished.done():
@@ -94,9 +94,15 @@ async def play(args: argparse.Namespace, out: Console) -> int:
                 results = command(args, f"terrace replay {table.race['id']}")
                 out.print(f"Stopped waiting; the race goes on. Its results once over: {results}")
                 return 0
-        from .layout import end_screen
+        from .layout import end_screen, rated_note
+        from .rating import rating_change
 
-        out.print(end_screen({**table.race, **table.finished.result()}, me, again, server_flag(args.server)))
+        finished = table.finished.result()
+        out.print(end_screen({**table.race, **finished}, me, again, server_flag(args.server)))
+        if rated_note(finished["results"]) is None and not welcome["player"].get("guest"):
+            change = await rating_change(table.ask, me, str(finished["race"]))
+            if change:
+                out.print(change)
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()
@@ -177,6 +183,9 @@ async def _find_race(
         table.race = created["race"]
         joined = f"{plural(args.seats, 'player')} {'has' if args.seats == 1 else 'have'} joined"
         out.print(f"Created race {created['race']['id']}: it starts when {joined}.")
+        if args.seats > 1:
+            for line in invitation(args, str(created["race"]["id"])):
+                out.print(line, soft_wrap=True, highlight=False, markup=False)
         return str(created["race"]["id"])
     return await _pick(table, out)
 

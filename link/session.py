@@ -61,6 +61,7 @@ class Session:
         self.on_news = on_news or (lambda news: None)
         self.queue_pushes = on_push is None if queue_pushes is None else queue_pushes
         self.conn: Connection | None = None
+        self.welcome: Message = {}  # the last hello's answer (after a reconnect: its own)
         self._rate_limited = 0  # rate_limited resends on connections now closed
         self._pushes: asyncio.Queue[Message | None] = asyncio.Queue()
         self._online = asyncio.Event()
@@ -89,6 +90,13 @@ class Session:
         return self._rate_limited + (self.conn.rate_limited if self.conn is not None else 0)
 
     @property
+    def online(self) -> bool:
+        """Connected now (not dropped and reconnecting, not given up)."""
+        return (
+            self._online.is_set() and self._gone is None and self.conn is not None and not self.conn.is_closed
+        )
+
+    @property
     def gone(self) -> str | None:
         """Why the session gave up on the server, once it has."""
         return self._gone
@@ -111,6 +119,7 @@ class Session:
             raise
         self._take(conn)
         self._gone = None
+        self.welcome = welcome
         return welcome
 
     def _take(self, conn: Connection) -> None:

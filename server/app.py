@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import secrets
 from collections.abc import Coroutine, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -54,6 +52,7 @@ from server.transport import http
 from server.transport.connection import Connection
 from server.transport.endpoint import WRITE_LIMIT, serve_connection
 from server.transport.guard import Guard, guarded
+from server.workers import pool
 from terrace.wire import house
 from terrace.wire.messages import Request as WireRequest
 from terrace.wire.protocol import REQUESTS, SUBPROTOCOLS
@@ -77,9 +76,7 @@ class RaceServer:
         self.metrics = Metrics()
         # The lost search (up to ~0.5 s of pure Python) runs in worker processes, so it
         # holds neither the event loop nor its GIL; workers start on the first search.
-        self.executor = ProcessPoolExecutor(
-            config.search_workers, mp_context=multiprocessing.get_context("forkserver")
-        )
+        self.executor = pool(config.search_workers)  # they die with the server, even at kill -9
         self.accounts = Accounts(self.store, config.session_ttl, house_key=self._house_key(config))
         self.fairplay = FairPlay(self.store, config)
         self.leaderboards = Leaderboards(self.store, self.fairplay)

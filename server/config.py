@@ -14,8 +14,10 @@ import os
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 from terrace.race.arena import parse_schedules
+from terrace.rules.variants import VARIANTS
 
 Networks = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
 
@@ -105,6 +107,8 @@ class Config:
     daily_prepare: float = 0.0  # seconds between draws ahead of today's and tomorrow's deals (0: on demand)
     # ----- arenas (server.arenas)
     arena_schedule: str = ""  # "VARIANT POOL LENGTHm every PERIODm", ";"-separated; empty: none
+    # ----- the house (bots.house, run as a child process that dies with the server)
+    house: str = ""  # variants the house bots wait in ("all" or "terrace,louis"); empty: no house
 
 
 _HELP = {
@@ -172,6 +176,8 @@ _HELP = {
     "daily_prepare": "seconds between checks that today's and tomorrow's daily deals are drawn (0: drawn when first asked for)",
     # ----- arenas
     "arena_schedule": "arenas made by the clock: 'VARIANT POOL LENGTHm every PERIODm', ';'-separated",
+    "house": "start house bots (terrace-bot house) waiting in these variants' queues, 'all' or "
+    "comma-separated; --house alone: all; they stop with the server",
 }
 
 
@@ -221,6 +227,7 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         parser.add_argument(
             "--" + f.name.replace("_", "-"),
             *_ALIASES.get(f.name, ()),
+            **_BARE.get(f.name, {}),
             type=kind,
             default=default,
             metavar=_kind_name(kind).upper(),
@@ -269,6 +276,10 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         parse_schedules(config.arena_schedule)
     except ValueError as e:
         problems.append(f"--arena-schedule: {e}")
+    try:
+        house_variants(config.house)
+    except ValueError as e:
+        problems.append(f"--house: {e}")
     if problems:
         parser.error("; ".join(problems))
     return config
@@ -284,6 +295,19 @@ def gc_thresholds(text: str) -> tuple[int, int, int] | None:
 
 
 _ALIASES = {"redis_url": ("--redis",)}
+_BARE: dict[str, dict[str, Any]] = {"house": {"nargs": "?", "const": "all"}}  # the flag alone means this
+
+
+def house_variants(spec: str) -> list[str]:
+    """The variants of the ``house`` setting (``"all"``, ``"terrace, louis"``); ValueError names a bad one."""
+    names = [p.strip() for p in spec.split(",") if p.strip()]
+    if "all" in names:
+        return list(VARIANTS)
+    for name in names:
+        if name not in VARIANTS:
+            raise ValueError(f"{name!r} is not a variant ({', '.join(VARIANTS)} or all)")
+    return list(dict.fromkeys(names))
+
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 REDIS_MODES = ("single", "cluster")

@@ -136,7 +136,7 @@ ERRORS: dict[str, str] = {
     "bad_board": "No such leaderboard: {detail}.",
     "not_on_board": "That player is not on the {board} board.",
     # the daily deal
-    "daily_attempted": "You have used your daily attempt at {variant} for {day}; ask with practice to play it again.",
+    "daily_attempted": "You have used your daily attempt at {variant} for {day}; play it again unrated as practice (terrace daily --practice; practice: true in daily_play).",
     "daily_attempt_first": "Play your rated daily attempt at {variant} before practising on today's deal.",
     "daily_account_needed": (
         "Today's {variant} deal is raced by accounts only, one rated attempt each, so that nobody"
@@ -181,6 +181,9 @@ class ProtocolError(CodedError):
     ``fields`` travel in the error message beside ``code`` and ``message``."""
 
     codes = ERRORS
+    # a refusal inside someone's private attempt: the server's metrics count it when the attempt
+    # is over, with its moves, so a live count never times a private attempt
+    counted_later: bool = False
 
     def to_message(self, re: int | None = None) -> dict[str, object]:
         """The ``error`` message for this refusal."""

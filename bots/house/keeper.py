@@ -40,6 +40,7 @@ from bots.bot import Bot, Choice, View, load_bot
 from bots.house.pace import DEFAULT_PACE, Pace, pace_named, split_pace
 from bots.house.watch import Watcher
 from bots.sdk import Racer, RaceResult, SDKError
+from link import Offline
 from terrace import VARIANTS
 from terrace.wire import house
 
@@ -53,6 +54,8 @@ NAME_TRIES = 50  # names tried for one bot before the house gives up (each taken
 # moves a house bot tries on its own, once its bot sees nothing more to play, before it stops
 PLAY_ON_MOVES = 300
 VARIANT_TAGS = {"terrace": "terrace", "queen-of-italy": "queen", "signora": "signora", "louis": "louis"}
+WAIT_FOR_SERVER = 120.0  # seconds the house waits for its server to answer before giving up
+SERVER_RETRY = 1.0  # seconds between tries while it waits
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ class House:
         seed: int | None = None,
         house_key: str | None = None,
         house_key_file: str = "",
+        wait_for_server: float = WAIT_FOR_SERVER,
     ) -> None:
         for v in variants:
             if v not in VARIANTS:
@@ -129,6 +133,7 @@ class House:
         self.house_key_file = house_key_file
         self.paces = [pace_named(s.pace or pace) for s in lineup]
         self.max_bots = max_bots
+        self.wait_for_server = wait_for_server
         self.rng = random.Random(seed)
         self.own = _Own()  # the house bots' player ids, as they are now
         self.watcher = Watcher(url, self.own)
@@ -141,7 +146,9 @@ class House:
 
     async def run(self) -> list[RaceResult]:
         """Run until every bot played ``races`` races (None: until cancelled); returns the results."""
-        await self.watcher.open()  # no server: fail here, before anything is said to be waiting
+        await (
+            self._server_answers()
+        )  # no server after the wait: fail here, before anything is said to be waiting
         self.house_key = self.house_key or house.house_key(file=self.house_key_file)
         if self.house_key is None and self.prefix.lower().startswith("house"):
             await self.watcher.close()
@@ -172,6 +179,26 @@ class House:
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.watcher.close()
         return self.results
+
+    async def _server_answers(self) -> None:
+        """Open the watcher's connection, waiting for a server that is not up yet (started in the
+        same breath as the house, it may still be loading): said once, then tried every second,
+        up to ``wait_for_server`` seconds (then Offline, as with no server at all)."""
+        deadline = asyncio.get_running_loop().time() + self.wait_for_server
+        said = False
+        while True:
+            try:
+                await self.watcher.open()
+                break
+            except Offline:
+                if asyncio.get_running_loop().time() >= deadline:
+                    raise
+                if not said:
+                    said = True
+                    print(f"house: waiting for the server at {self.url} to answer…", flush=True)
+                await asyncio.sleep(SERVER_RETRY)
+        if said:
+            print(f"house: the server at {self.url} answered.", flush=True)
 
     def _name(self, slot: int, variant: str) -> str:
         """The next name for a bot of ``slot`` in ``variant``'s queue: ``house-greedy-3``, or with
@@ -324,6 +351,7 @@ async def keep_house(
     max_bots: int = DEFAULT_MAX_BOTS,
     house_key: str | None = None,
     house_key_file: str = "",
+    wait_for_server: float = WAIT_FOR_SERVER,
 ) -> list[RaceResult]:
     """Run a :class:`House` until ``races`` races each (None: until cancelled)."""
     keeper = House(
@@ -337,5 +365,6 @@ async def keep_house(
         max_bots=max_bots,
         house_key=house_key,
         house_key_file=house_key_file,
+        wait_for_server=wait_for_server,
     )
     return await keeper.run()

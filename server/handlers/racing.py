@@ -71,9 +71,15 @@ class RaceRequests:
     # ----- racing -------------------------------------------------------------------
 
     async def on_move(self, conn: Connection, req: MoveRequest) -> None:
-        driver = await self._race_of(req.race, player_of(conn))
+        driver = await self._counted(req.race, player_of(conn), "move")
         player_id = player_of(conn).id
-        effects = await driver.move(player_id, req.seq, req.move)
+        try:
+            effects = await driver.move(player_id, req.seq, req.move)
+        except ProtocolError as e:
+            if driver.race.options.private:  # counted with its moves, once the attempt is over
+                e.counted_later = True
+                driver.later_errors[e.code] = driver.later_errors.get(e.code, 0) + 1
+            raise
 
         def reply(effect: Reply) -> None:
             if conn.views == "changes":
@@ -89,9 +95,23 @@ class RaceRequests:
         driver.apply(effects, reply=reply)
 
     async def on_resign(self, conn: Connection, req: Resign) -> RaceIdAnswer:
-        driver = await self._race_of(req.race, player_of(conn))
+        driver = await self._counted(req.race, player_of(conn), "resign")
         driver.apply(await driver.resign(player_of(conn).id))
         return {"type": "resigned", "race": req.race}
+
+    async def _counted(self, race_id: str, player: Player, kind: str) -> RaceDriver:
+        """:meth:`_race_of`, the request counted in the metrics now, or (someone's private
+        attempt) once it is over: a live count of its requests would time its moves."""
+        try:
+            driver = await self._race_of(race_id, player)
+        except ProtocolError:
+            self.registry.metrics.count_message(kind)
+            raise
+        if driver.race.options.private:
+            driver.later_messages[kind] = driver.later_messages.get(kind, 0) + 1
+        else:
+            self.registry.metrics.count_message(kind)
+        return driver
 
     async def _race_of(self, race_id: str, player: Player) -> RaceDriver:
         """A race that is not over; a finished one is ``race_not_running``; someone else's private

@@ -26,6 +26,7 @@ from typing import Any
 from server.config import Config, store_options
 from server.players.fairplay import FairPlay
 from server.store import StoreDown, open_store
+from terrace.race.daily import board_row
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,5 +89,18 @@ async def _run(args: argparse.Namespace) -> int:
 
 def _line(flag: dict[str, Any]) -> str:
     when = dt.datetime.fromtimestamp(int(flag["at"]) / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    held = ", ".join(f"{p['board']}={p['score']:g}" for p in flag["held"]) or "nothing"
+    held = (
+        ", ".join(f"{p['board']}={_value(str(p['board']), float(p['score']))}" for p in flag["held"])
+        or "nothing"
+    )
     return f"{when}  {flag['player']['name']}  {flag['reason']}  {flag['what']} (race {flag['race']})  held: {held}"
+
+
+def _value(board: str, value: float) -> str:
+    """A board's value in words: a daily or challenge board's packs the goal's time or the cards
+    home into one number (terrace.race.daily.board_value); the others are times or ratings."""
+    if board.startswith(("daily:", "challenge:")):
+        row = board_row(0, {}, value)
+        time = row["time"]
+        return f"goal in {time / 1000:.3f} s" if time is not None else f"{row['score']} cards home"
+    return f"{value:g}"

@@ -106,6 +106,8 @@ class RaceDriver:
         self.journal = journal if race.durable else None
         self.on_move = on_move  # metrics: seconds spent on an accepted move
         self.move_seconds: list[float] = []  # a private race's, until it is over
+        self.later_messages: dict[str, int] = {}  # a private race's requests by type, until then
+        self.later_errors: dict[str, int] = {}  # and its refused moves by code
         self.logged = False  # the meta is saved: the log must be dropped once the race is over
         self._locks: dict[str, asyncio.Lock] = {}
         self._timer: asyncio.TimerHandle | None = None

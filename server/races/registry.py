@@ -337,6 +337,10 @@ class Registry:
         if driver.race.options.private:  # its moves count once it is over
             for seconds in driver.move_seconds:
                 self._moved(seconds)
+            for kind, n in driver.later_messages.items():
+                self.metrics.messages.counts[kind] = self.metrics.messages.counts.get(kind, 0) + n
+            for code, n in driver.later_errors.items():
+                self.metrics.errors.labels(code).inc(n)
         if record is None:  # cancelled
             until = driver.race.open_until
             if driver.race.starts_ms is None and until is not None and now_ms() >= until:

@@ -93,7 +93,8 @@ def _admit(server: Host, conn: Connection, frame: bytes | str, pending: Inbox[Re
         except ProtocolError:
             rid = _id_of(frame, conn.subprotocol)  # the refusal names the request's id if it can
             raise
-        server.metrics.count_message(req.TYPE)
+        if req.TYPE not in COUNTED_BY_THE_RACE:
+            server.metrics.count_message(req.TYPE)
         rid = req.id
         if not pending.put(req):
             raise ProtocolError("busy")
@@ -107,6 +108,10 @@ def _admit(server: Host, conn: Connection, frame: bytes | str, pending: Inbox[Re
     return True
 
 
+# requests counted by their race's handler: a private attempt's only once it is over
+COUNTED_BY_THE_RACE = frozenset({"move", "resign"})
+
+
 def _id_of(frame: bytes | str, subprotocol: str) -> int | None:
     try:
         return request_id(decode(frame, subprotocol))
@@ -117,7 +122,7 @@ def _id_of(frame: bytes | str, subprotocol: str) -> int | None:
 def refuse(server: Host, conn: Connection, error: ProtocolError, rid: int | None) -> None:
     if error.code == "not_finished":  # a client polling for a result: normal play, not an error
         server.metrics.not_ready.inc()
-    else:
+    elif not error.counted_later:
         server.metrics.errors.labels(error.code).inc()
     try:
         conn.push(error.to_message(rid))

@@ -4,10 +4,12 @@ people's boards (and flags it for the operator).
 A person reads the board, decides, then types a move or clicks a card and its target: a few
 tenths of a second a move at the very least, and the quickest of people have slower moves
 among their quick ones. A program that was told the deal plays its line as fast as it can
-send it. Two signs, either enough: the median time between moves under
-:data:`MEDIAN_FLOOR_MS` (over at least :data:`MIN_MOVES` moves), or :data:`RUN` moves in a row
-each under :data:`RUN_FLOOR_MS` after the one before. A program slowed to a person's pace
-passes: no server can tell it from a fast person (docs/FAIRPLAY.md says so).
+send it. Three signs, any one enough: the median time between moves under
+:data:`MEDIAN_FLOOR_MS` (over at least :data:`MIN_MOVES` moves); :data:`RUN` moves in a row
+each under :data:`RUN_FLOOR_MS` after the one before; or :data:`SPAN` moves in a row made in
+under :data:`SPAN_FLOOR_MS` a move on average (a program spacing its moves unevenly to keep
+the median up still keeps a pace nobody holds for thirty decisions). A program slowed to a
+person's pace passes: no server can tell it from a fast person (docs/FAIRPLAY.md says so).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ MIN_MOVES = 10
 MEDIAN_FLOOR_MS = 150
 RUN = 10
 RUN_FLOOR_MS = 60
+SPAN = 30
+SPAN_FLOOR_MS = 250
 
 
 def inhuman(move_times: Sequence[int]) -> bool:
@@ -32,4 +36,5 @@ def inhuman(move_times: Sequence[int]) -> bool:
         run = run + 1 if gap < RUN_FLOOR_MS else 0
         if run >= RUN:
             return True
-    return False
+    span = SPAN * SPAN_FLOOR_MS
+    return any(move_times[i + SPAN] - move_times[i] < span for i in range(len(move_times) - SPAN))

@@ -352,6 +352,9 @@ class Row(TypedDict):
     time: int | None
     place: int | None
     connected: bool
+    # in a live standings push only: the place if the race ended now (ties share it), while
+    # ``place`` waits for the end (but a goal's)
+    live: NotRequired[int]
 
 
 class Result(Row):

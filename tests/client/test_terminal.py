@@ -104,7 +104,13 @@ async def test_practice_offline_with_undo_and_a_hint() -> None:
     await _expect(child, "Took back 2-F1")
     child.sendline("hint")
     await _expect(child, "Hint: [1-4]-F1")
+    child.sendline("quit")  # asks first, as the README says: the game is not kept
+    await _expect(child, "Quit practice\\? This game is not kept")
+    child.sendline("n")
+    await _expect(child, "Carrying on")
     child.sendline("quit")
+    await _expect(child, "Quit practice\\?")
+    child.sendline("y")
     assert await _exit(child) == 0
 
 
@@ -179,10 +185,13 @@ async def test_a_race_of_one_says_one_player_and_resigning_it_is_no_win(server: 
     assert " · 1 card home" in end  # the base card
     # the same kind of race again: created, one seat
     url = server.url
-    assert f"race again: terrace play --create terrace --seats 1 --server {url} --name newcomer · " in end, (
-        end
-    )
-    assert f"step through it: terrace replay {race_id(end)} --server {url} · " in end  # they run as printed
+    assert (
+        f"race again: terrace play --create terrace --seats 1 --server {url} --name newcomer step through"
+        in end
+    ), end
+    assert (
+        f"step through it: terrace replay {race_id(end)} --server {url} check it" in end
+    )  # they run as printed
     assert f"check it: terrace verify {race_id(end)} --server {url}" in end
     child.close()
     assert child.exitstatus == 0

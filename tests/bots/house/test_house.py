@@ -272,10 +272,10 @@ async def test_a_lineup_larger_than_the_cap_is_refused() -> None:
         await keep_house("ws://127.0.0.1:9/ws", [Slot("random", 3)], ["terrace"], max_bots=2)
 
 
-async def test_terrace_bot_house_with_no_server_fails_at_once_with_one_line() -> None:
+async def test_terrace_bot_house_with_no_server_and_no_wait_fails_at_once_with_one_line() -> None:
     cli = Path(sys.executable).parent / "terrace-bot"
     proc = await asyncio.create_subprocess_exec(
-        str(cli), "house", "--server", "ws://127.0.0.1:9/ws",
+        str(cli), "house", "--server", "ws://127.0.0.1:9/ws", "--wait", "0",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "TERRACE_SERVER": ""},
     )  # fmt: skip
@@ -284,6 +284,41 @@ async def test_terrace_bot_house_with_no_server_fails_at_once_with_one_line() ->
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("terrace-bot: cannot reach ws://127.0.0.1:9/ws"), lines
     assert "waiting" not in err.decode() and out == b""
+
+
+async def test_terrace_bot_house_waits_for_a_server_that_comes_up_later_and_says_so(
+    make_server: Any, unused_tcp_port: int
+) -> None:
+    """Started in the same breath as the server (the quick start), the house waits for it."""
+    url = f"ws://127.0.0.1:{unused_tcp_port}/ws"
+    cli = Path(sys.executable).parent / "terrace-bot"
+    proc = await asyncio.create_subprocess_exec(
+        str(cli), "house", "--server", url,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "TERRACE_SERVER": ""},
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert line.decode() == f"house: waiting for the server at {url} to answer…\n"
+        server = await make_server(port=unused_tcp_port)
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert line.decode() == f"house: the server at {url} answered.\n"
+        await eventually(
+            lambda: _waiting(server) == 3, timeout=30, what="the house's three bots in the queue"
+        )
+    finally:
+        proc.terminate()
+        assert await asyncio.wait_for(proc.wait(), 15) == 0
+
+
+async def test_house_wait_must_not_be_negative() -> None:
+    cli = Path(sys.executable).parent / "terrace-bot"
+    proc = await asyncio.create_subprocess_exec(
+        str(cli), "house", "--wait", "-1", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 2 and "--wait must be 0 or more seconds" in err.decode()
 
 
 async def test_a_house_bot_the_server_refuses_stops_the_house_with_the_reason(server: RaceServer) -> None:

@@ -111,28 +111,40 @@ async def test_nobody_else_learns_an_attempt_exists_not_even_from_the_metrics(
     other = await registered(server.url, "Nosy")
     url = server.url.replace("ws://", "http://").replace("/ws", "/metrics")
 
-    def moves_counted() -> float:
+    def sample(prefix: str) -> float:
         text = urllib.request.urlopen(url).read().decode()
-        line = next(x for x in text.splitlines() if x.startswith("terrace_move_seconds_count"))
-        return float(line.split()[-1])
+        return sum(float(x.split()[-1]) for x in text.splitlines() if x.startswith(prefix))
 
-    before = await asyncio.to_thread(moves_counted)
+    def counts() -> tuple[float, float, float, float]:
+        """Moves accepted, move and resign requests, refusals other than no_race: each a live
+        clock of an attempt's moves if counted while it runs."""
+        return (
+            sample("terrace_move_seconds_count"),
+            sample('terrace_messages_total{type="move"}'),
+            sample('terrace_messages_total{type="resign"}'),
+            sample("terrace_errors_total") - sample('terrace_errors_total{code="no_race"}'),
+        )
+
+    before = await asyncio.to_thread(counts)
     race, started = await _start(a)
     legal = started["legal"]
     for seq in (1, 2, 3):
         moved = await a.request("move", race=race, seq=seq, move=legal[0])
         assert moved["type"] == "moved"
         legal = moved["legal"]
+    assert (await a.request("move", race=race, seq=4, move="nonsense"))["type"] == "error"
+    assert await asyncio.to_thread(counts) == before  # not while it runs
     for request in ("join", "spectate", "record", "leave", "start"):
         refused = await other.request(request, race=race)
         assert refused["type"] == "error" and refused["code"] == "no_race", (request, refused)
     assert (await other.request("move", race=race, seq=1, move=legal[0]))["code"] == "no_race"
-    assert await asyncio.to_thread(moves_counted) == before  # not while it runs
     assert (await a.request("resign", race=race))["type"] == "resigned"
     await a.wait("finished")
+    # the four of its moves, its resign and its refusal, told at once; the other's move at once
+    after = (before[0] + 3, before[1] + 4 + 1, before[2] + 1, before[3] + 1)
 
     async def counted() -> bool:
-        return await asyncio.to_thread(moves_counted) == before + 3
+        return await asyncio.to_thread(counts) == after
 
     await eventually(counted, what="its moves counted once it is over")
 
@@ -254,6 +266,44 @@ async def test_a_challenge_is_told_only_once_no_attempt_of_it_runs(server: RaceS
     await eventually(kept, what="the practice attempt kept")
     board = (await late.request("challenge", challenge=cid))["board"]
     assert sorted(r["player"]["name"] for r in board) == ["Maker", "Racer"]
+
+
+async def test_a_reveal_while_an_attempt_is_being_prepared_leaves_that_attempt_off_the_board(
+    server: RaceServer,
+) -> None:
+    """The creator's reveal once landed between an attempt's first read of its challenge and its
+    running mark: the reveal counted no attempt, told the deal, and the attempt still counted
+    (its player then raced the solution to the top). The reveal is put in that window on purpose
+    here (the real reveal, sent by the creator while the attempt loads its ghosts)."""
+    maker = await registered(server.url, "Maker")
+    racer = await registered(server.url, "Racer")
+    made = await maker.request("challenge_create", variant="terrace")
+    cid = made["challenge"]
+    await maker.wait("started")
+    assert (await maker.request("resign", race=made["race"]))["type"] == "resigned"
+    await maker.wait("finished")
+    ghosts = server.challenges._ghosts
+    told: list[Message] = []
+
+    async def ghosts_then_the_reveal(*args: Any) -> Any:
+        out = await ghosts(*args)
+        told.append(await maker.request("challenge_reveal", challenge=cid))
+        return out
+
+    server.challenges._ghosts = ghosts_then_the_reveal  # type: ignore[method-assign]
+    playing = await racer.request("challenge_play", challenge=cid)
+    assert told and told[0]["revealed"] is True and told[0]["seed"]  # the creator has the deal now
+    assert playing["type"] == "challenge_playing", playing
+    await racer.wait("started")
+    assert (await racer.request("resign", race=playing["race"]))["type"] == "resigned"
+    await racer.wait("finished")
+
+    async def kept() -> bool:
+        return await server.attempts.running(f"challenge-running:{cid}") == 0 and not server.attempts._tasks
+
+    await eventually(kept, what="the attempt kept")
+    board = (await racer.request("challenge", challenge=cid))["board"]
+    assert [r["player"]["name"] for r in board] == ["Maker"]  # a practice game on a told deal
 
 
 async def test_another_node_tells_nobody_else_an_attempt_exists(

@@ -241,3 +241,25 @@ async def test_the_operator_lists_flags_voids_and_restores_an_account(redis_url:
         assert "Bolt" not in (await asyncio.to_thread(admin, "flags")).stdout  # its flags cleared
         missing = await asyncio.to_thread(admin, "void", "Nobody")
         assert missing.returncode == 1 and "no account 'Nobody'" in missing.stderr
+
+
+def test_a_flag_says_what_it_held_back_in_words() -> None:
+    from server.players.admin_cli import _line
+    from terrace.race.daily import board_value
+
+    flag = {
+        "at": 0,
+        "player": {"name": "Peek"},
+        "reason": "inhuman_pace",
+        "what": "terrace daily 2026-11-28",
+        "race": "d1",
+        "held": [
+            {"board": "daily:terrace:2026-11-28:humans", "score": board_value(None, 1, None)},
+            {"board": "daily:terrace:2026-11-29:humans", "score": board_value(132, 0, None)},
+            {"board": "fastest:terrace:terrace", "score": 132.0},
+        ],
+    }
+    line = _line(flag)
+    assert "daily:terrace:2026-11-28:humans=1 cards home" in line, line
+    assert "daily:terrace:2026-11-29:humans=goal in 0.132 s" in line
+    assert "fastest:terrace:terrace=132" in line and "e+" not in line

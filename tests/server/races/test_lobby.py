@@ -636,6 +636,7 @@ async def test_a_spectator_sees_standings_and_the_end_but_never_a_card(connect: 
                 "time",
                 "place",
                 "connected",
+                "live",  # the place now: a count too, never a card
             }
 
 

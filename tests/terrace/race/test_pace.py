@@ -34,3 +34,21 @@ def test_a_run_of_very_quick_moves_is_enough_and_one_short_of_it_is_not() -> Non
 
 def test_a_few_moves_decide_nothing() -> None:
     assert not inhuman([0, 10, 20, 30]) and not inhuman([]) and not inhuman([5])
+
+
+def test_uneven_gaps_that_keep_the_median_up_still_show_a_pace_nobody_holds() -> None:
+    """An accomplice spaced its moves 0, 150, 150 ms (median 150, no run under 60 ms): 230 moves
+    in 23 s, on the board until this sign."""
+    times, t = [], 0
+    for i in range(230):
+        t += (0, 150, 150)[i % 3]
+        times.append(t)
+    assert inhuman(times)
+
+
+def test_thirty_moves_at_a_quarter_second_each_is_the_edge() -> None:
+    slow = [i * 1_000 for i in range(20)]
+    edge = [slow[-1] + 1_000 + i * 250 for i in range(31)]  # thirty gaps of 250 ms: a person, just
+    assert not inhuman(slow + edge)
+    quicker = [slow[-1] + 1_000 + i * 240 for i in range(31)]
+    assert inhuman(slow + quicker)

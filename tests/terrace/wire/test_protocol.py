@@ -375,7 +375,7 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     ),
     "daily_attempted": (
         {"variant": "terrace", "day": "2026-11-18"},
-        "You have used your daily attempt at terrace for 2026-11-18; ask with practice to play it again.",
+        "You have used your daily attempt at terrace for 2026-11-18; play it again unrated as practice (terrace daily --practice; practice: true in daily_play).",
     ),
     "daily_attempt_first": (
         {"variant": "terrace"},
