@@ -315,6 +315,7 @@ export function mount(main, joinId, conn) {
     const a = await conn.request("resign", { race: s.game.race });
     if (a.type === "error") return say(a.message, "error");
     s.game.finish = "resigned";
+    say("You resigned."); // not "Go!" still standing above the end screen
     if (s.mode === "racing") drawRacing();
   };
 

@@ -233,6 +233,7 @@ async def test_the_end_screen_says_where_you_came(server: RaceServer, page: Any)
     place = page.locator("#my-place")
     await place.wait_for()
     assert await place.inner_text() == "You came 2nd of 2 (resigned)."
+    assert await page.locator("#note").inner_text() == "You resigned."  # not the start's "Go!"
     await shot(page, "play-my-place")
     await bob.close()
 
