@@ -201,7 +201,7 @@ class SamplerBot(Bot):
         g = game.copy()
         g.play(move)
         end = playout(g, steps)
-        return WIN if end._won() else end.score - TERRACE * end.terrace_left
+        return WIN if end.won() else end.score - TERRACE * end.terrace_left
 
     def returns(self, game: Any, move: str) -> bool:
         """Whether ``move`` leads back to a position this bot has stood in (a loop)."""

@@ -162,4 +162,4 @@ def check_line(game: Game, moves: tuple[str, ...] | list[str]) -> bool:
             g.play(move)
     except IllegalMove:
         return False
-    return g._won()
+    return g.won()

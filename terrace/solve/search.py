@@ -162,6 +162,5 @@ def dive(game: Game, adapter: Adapter, steps: int) -> Game:
             adapter.undo(g, move, token)
         else:
             break
-    g._legal = None
-    g._status = None
+    g.touched()
     return g
