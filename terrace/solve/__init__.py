@@ -22,17 +22,30 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from terrace.rules.family import FamilyGame
 from terrace.rules.game import Game, Move
 from terrace.rules.louis import LouisGame
 
 from ..errors import IllegalMove
+from .decide import Table, prove
 from .family import FamilyAdapter
 from .louis import LouisAdapter
 from .search import LOST, UNKNOWN, WON, Adapter, Solution, search
 
-__all__ = ["LOST", "NODES", "UNKNOWN", "WON", "Solution", "check_line", "first_choices", "playout", "solve"]
+__all__ = [
+    "LOST",
+    "NODES",
+    "UNKNOWN",
+    "WON",
+    "Solution",
+    "check_line",
+    "decided",
+    "first_choices",
+    "playout",
+    "solve",
+]
 
 NODES = 200_000  # default budget: positions visited
 
@@ -110,7 +123,18 @@ def _staged(game: Game, nodes: int, seconds: float | None, clock: Callable[[], f
     first = search(game, adapter_for(game), max(1, int(nodes * COMPLETE_SHARE)), share, clock)
     if first.verdict != UNKNOWN:
         return first
-    spent_nodes, spent_time = first.nodes, first.seconds
+    rest = _hasty(
+        game, nodes - first.nodes, None if seconds is None else seconds - first.seconds, clock, frozenset()
+    )
+    return Solution(rest.verdict, rest.moves, first.nodes + rest.nodes, first.seconds + rest.seconds)
+
+
+def _hasty(
+    game: Game, nodes: int, seconds: float | None, clock: Callable[[], float], lost: AbstractSet[bytes]
+) -> Solution:
+    """The win-finder's stages (limited discrepancy searches, then shaken dives) within the budget,
+    skipping positions in ``lost``: ``won`` or ``unknown``."""
+    spent_nodes, spent_time = 0, 0.0
     rng = random.Random(0)
     limit = 0
     dives = 0
@@ -123,18 +147,58 @@ def _staged(game: Game, nodes: int, seconds: float | None, clock: Callable[[], f
             break
         if limit <= max_discrepancies:
             answer = search(
-                game, adapter_for(game, True), stage_nodes, stage_time, clock, discrepancies=limit
+                game, adapter_for(game, True), stage_nodes, stage_time, clock, discrepancies=limit, lost=lost
             )
             limit += 1
         else:
             chance = SHAKE_CHANCES[dives % len(SHAKE_CHANCES)]
             dives += 1
             shaken = Shaken(adapter_for(game, True), rng, chance, SHAKE_REACH)
-            answer = search(game, shaken, stage_nodes, stage_time, clock, discrepancies=0)
+            answer = search(game, shaken, stage_nodes, stage_time, clock, discrepancies=0, lost=lost)
         spent_nodes += answer.nodes
         spent_time += answer.seconds
         if answer.verdict == WON:
             return Solution(WON, answer.moves, spent_nodes, spent_time)
+    return Solution(UNKNOWN, (), spent_nodes, spent_time)
+
+
+# The decider's rounds (terrace.solve.decide): shares of the budget for a first complete
+# search, then the win-finder, then a complete search with the rest (starting from the table
+# of positions the first proved lost).
+DECIDE_SHARES = (0.1, 0.4)
+
+
+def decided(
+    game: Game,
+    *,
+    nodes: int = NODES,
+    seconds: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    table: Table | None = None,
+) -> Solution:
+    """:func:`terrace.solve.decide.decide` in :class:`Solution`'s words (won, lost, unknown):
+    the complete search and the win-finder in turn, aiming at a verdict either way."""
+    if nodes < 1:
+        raise ValueError("the node budget must be at least 1")
+    table = Table() if table is None else table
+    spent_nodes, spent_time = 0, 0.0
+    rounds = (*DECIDE_SHARES, 1.0 - sum(DECIDE_SHARES))
+    for n, share in enumerate(rounds):
+        last = n == len(rounds) - 1
+        stage_nodes = nodes - spent_nodes if last else max(1, int(nodes * share))
+        stage_time = None if seconds is None else (seconds - spent_time if last else seconds * share)
+        if stage_nodes < 1 or (stage_time is not None and stage_time <= 0):
+            break
+        if n % 2 == 0:
+            answer = prove(game, adapter_for(game), stage_nodes, table, stage_time, clock)
+        else:
+            answer = _hasty(game, stage_nodes, stage_time, clock, table.lost)
+        spent_nodes += answer.nodes
+        spent_time += answer.seconds
+        if answer.verdict != UNKNOWN:
+            if answer.verdict == WON and not check_line(game, answer.moves):
+                raise AssertionError("the solver's line does not replay to a won game")  # a bug
+            return Solution(answer.verdict, answer.moves, spent_nodes, spent_time)
     return Solution(UNKNOWN, (), spent_nodes, spent_time)
 
 

@@ -81,6 +81,7 @@ class FamilyAdapter:
         self.any_gap = v.gap_fill == "any"
         self.recycles = v.recycles
         self.home = game.score
+        self._terrace_rows: tuple[int, list[tuple[int, int, int]]] | None = None  # dead()'s, per base
 
     # ----- moves played and taken back --------------------------------------------------
 
@@ -96,6 +97,52 @@ class FamilyAdapter:
         game.pop(move, token)
         if move[1] >= F1:
             self.home -= 1
+
+    def dead(self, game: Game, move: Move) -> bool:
+        """Whether the position ``move`` just reached is lost for want of a terrace card's
+        foundation (the terrace bound; docs/ENGINE.md, "Solving", argues it).
+
+        Where the terrace only goes home (``terrace``, ``queen-of-italy``), its cards go home
+        top first. With the base known, a card's *level* is its rank above the base, and
+        its *group* the colour of the base of the foundations it can go on; each group has
+        four foundations and each class (level, group) four cards (two suits of one colour,
+        two packs), one per foundation. So a terrace card X of class C going home as the
+        k-th card of C needs k foundations of its group past every lower level, hence k
+        cards of every lower class home; those below X in the terrace are not home yet. X
+        is at least the (h + m + 1)-th of C, h of C being home and m above it in the terrace.
+        Dead when some lower class has more than 3 - h - m cards below X. Asked only after a
+        card went home (nothing else changes the terrace or the foundations)."""
+        if move[1] < F1 or self.terrace_packs:
+            return False
+        assert isinstance(game, FamilyGame)
+        base = game.base
+        terrace = game.places[T]
+        if base is None or not terrace:
+            return False
+        rows = self._terrace_rows
+        if rows is None or rows[0] != base or len(rows[1]) < len(terrace):
+            rows = self._terrace_rows = (base, _terrace_rows(terrace, base))
+        table = rows[1]
+        p = game.places
+        lengths: tuple[list[int], list[int]] = ([], [])  # per group, its foundations' lengths
+        for f in FOUNDATIONS:
+            pile = p[f]
+            if pile:
+                lengths[RED[pile[0]]].append(len(pile))
+        above = [0] * 26  # per class, its cards above the one looked at
+        for i in range(len(terrace) - 1, -1, -1):
+            level, group, worst = table[i]
+            cls = level * 2 + group
+            m = above[cls]
+            above[cls] = m + 1
+            if worst:
+                home = 0
+                for n in lengths[group]:
+                    if n > level:
+                        home += 1
+                if worst > 3 - home - m:
+                    return True
+        return False
 
     def won(self, game: Game) -> bool:
         return self.home == 104
@@ -529,6 +576,22 @@ class FamilyAdapter:
                 if RANK[c] == want and RED[c] != red:
                     needed -= 1
         return needed == 0
+
+
+def _terrace_rows(terrace: list[int], base: int) -> list[tuple[int, int, int]]:
+    """Per terrace card (bottom first): its level, its group, and the most cards of one lower
+    class of its group below it in the terrace (:meth:`FamilyAdapter.dead`)."""
+    rows = []
+    for i, card in enumerate(terrace):
+        level = (RANK[card] - base) % 13
+        group = RED[card] ^ (level & 1)
+        counts = [0] * 13
+        for c in terrace[:i]:
+            lv = (RANK[c] - base) % 13
+            if lv < level and RED[c] ^ (lv & 1) == group:
+                counts[lv] += 1
+        rows.append((level, group, max(counts)))
+    return rows
 
 
 class Memo:
