@@ -67,10 +67,11 @@ class FamilyAdapter:
     as moves are played and taken back, so "won" costs nothing to ask.
     """
 
-    def __init__(self, game: FamilyGame, *, hasty: bool = False, safe: bool = True) -> None:
+    def __init__(self, game: FamilyGame, *, hasty: bool = False, safe: bool = True, bound: bool = True) -> None:
         v = game.variant
         self.hasty = hasty  # prune and force moves that are only usually right (never proves "lost")
         self.safe = safe  # play a safe move alone (tests turn it off to check it)
+        self.bound = bound  # cut positions the terrace bound proves dead (the same)
         self.suit_mode = v.foundation_match == "suit"
         self.table = _SUIT_CLASS if self.suit_mode else _COLOUR_CLASS
         self.fkey = _SUIT_KEY if self.suit_mode else _COLOUR_KEY
@@ -112,7 +113,7 @@ class FamilyAdapter:
         is at least the (h + m + 1)-th of C, h of C being home and m above it in the terrace.
         Dead when some lower class has more than 3 - h - m cards below X. Asked only after a
         card went home (nothing else changes the terrace or the foundations)."""
-        if move[1] < F1 or self.terrace_packs:
+        if move[1] < F1 or self.terrace_packs or not self.bound:
             return False
         assert isinstance(game, FamilyGame)
         base = game.base

@@ -12,9 +12,12 @@ winnable when any later one of the same game is, and lost when any earlier one
 is. So the game splits into winnable positions, then lost ones, and the move
 between the last winnable and the first lost position is the one that lost it.
 
-The solver is asked about a few positions (the end, the deal, then halves of
-what is still open, below an undecided position first), each within ``nodes`` positions of search and at most
-``probes`` questions in all. Each answer is proven or "unknown" (the budget ran
+The decider (:func:`terrace.solve.decided`) is asked about a few positions: the
+end, then each position before it while they are proven lost (one table of
+positions proven lost serves every question: they are one game's positions, one
+stock), then the deal and halves of what is still open, below an undecided
+position first; each question within ``nodes`` positions, the game within
+``nodes * probes``. Each answer is proven or "unknown" (the budget ran
 out): a won answer carries a winning line (replayed on the engine before it is
 believed), a lost answer is a complete search. A position the player reached by
 following a line the solver found is winnable without asking. The result
