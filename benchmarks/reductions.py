@@ -80,7 +80,9 @@ def measure(found: list[list[Game]], nodes: int) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--deals", default="1-12", help="numbered deals, a-b (default: %(default)s)")
-    p.add_argument("--tail", type=int, default=40, help="positions per game from its end (default: %(default)s)")
+    p.add_argument(
+        "--tail", type=int, default=40, help="positions per game from its end (default: %(default)s)"
+    )
     p.add_argument("--nodes", type=int, default=40_000, help="positions per search (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     args = p.parse_args(argv)

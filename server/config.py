@@ -84,7 +84,9 @@ class Config:
     restore_budget: float = 2.0  # seconds of log replay a starting server waits for before it accepts
     memory_sessions: int = 5_000  # sessions the in-memory store keeps (the oldest go first)
     analysis_nodes: int = 40_000  # hindsight (`analysis`): positions searched per position asked about
-    analysis_probes: int = 12  # hindsight: one player's game's budget, in questions' worth (nodes * probes positions)
+    analysis_probes: int = (
+        12  # hindsight: one player's game's budget, in questions' worth (nodes * probes positions)
+    )
     # ----- many nodes, one game (shared sessions, queues and races)
     session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
     redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL

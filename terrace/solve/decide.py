@@ -39,6 +39,7 @@ from typing import Any
 from terrace.rules.game import Game, Move
 
 from .search import LOST, UNKNOWN, WON, Adapter, Solution
+from .stages import adapter_for, check_line, find_win
 
 WINNABLE, UNDECIDED = "winnable", "undecided"
 _CLOCK_EVERY = 256
@@ -159,6 +160,46 @@ def prove(
     return Solution(verdict, names, visited, clock() - start)
 
 
+# The decider's rounds (terrace.solve.decide): shares of the budget for a first complete
+# search, then the win-finder, then a complete search with the rest (starting from the table
+# of positions the first proved lost).
+DECIDE_SHARES = (0.1, 0.4)
+
+
+def decided(
+    game: Game,
+    *,
+    nodes: int = 200_000,
+    seconds: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    table: Table | None = None,
+) -> Solution:
+    """:func:`terrace.solve.decide.decide` in :class:`Solution`'s words (won, lost, unknown):
+    the complete search and the win-finder in turn, aiming at a verdict either way."""
+    if nodes < 1:
+        raise ValueError("the node budget must be at least 1")
+    table = Table() if table is None else table
+    spent_nodes, spent_time = 0, 0.0
+    rounds = (*DECIDE_SHARES, 1.0 - sum(DECIDE_SHARES))
+    for n, share in enumerate(rounds):
+        last = n == len(rounds) - 1
+        stage_nodes = nodes - spent_nodes if last else max(1, int(nodes * share))
+        stage_time = None if seconds is None else (seconds - spent_time if last else seconds * share)
+        if stage_nodes < 1 or (stage_time is not None and stage_time <= 0):
+            break
+        if n % 2 == 0:
+            answer = prove(game, adapter_for(game), stage_nodes, table, stage_time, clock)
+        else:
+            answer = find_win(game, stage_nodes, stage_time, clock, table.lost)
+        spent_nodes += answer.nodes
+        spent_time += answer.seconds
+        if answer.verdict != UNKNOWN:
+            if answer.verdict == WON and not check_line(game, answer.moves):
+                raise AssertionError("the solver's line does not replay to a won game")  # a bug
+            return Solution(answer.verdict, answer.moves, spent_nodes, spent_time)
+    return Solution(UNKNOWN, (), spent_nodes, spent_time)
+
+
 def decide(
     game: Game,
     *,
@@ -169,8 +210,6 @@ def decide(
 ) -> Decision:
     """Decide ``game``'s position (not changed) within ``nodes`` positions (and ``seconds`` by
     ``clock``). ``table``: the positions of this game already proven lost (filled further)."""
-    from . import decided  # the rounds live beside solve(), whose win-finder they share
-
     answer = decided(game, nodes=nodes, seconds=seconds, clock=clock, table=table)
     word = {WON: WINNABLE, LOST: LOST, UNKNOWN: UNDECIDED}[answer.verdict]
     return Decision(word, answer.moves, answer.nodes, answer.seconds)

@@ -31,7 +31,7 @@ filling or making a gap, packing the waste, pile tops home, turning the
 stock, other pile moves, and the recycle last. Foundation moves whose targets
 are alike, and several gaps for one card, are tried once.
 
-Kept as one module (about 570 lines): the keys, the safe-move rule and the order are one
+Kept as one module (about 640 lines): the keys, the safe-move rule and the order are one
 argument about which positions are alike and which moves need not be tried; each leans on
 the others' details (card classes, interchangeable foundations), so they are read together.
 """
@@ -67,7 +67,9 @@ class FamilyAdapter:
     as moves are played and taken back, so "won" costs nothing to ask.
     """
 
-    def __init__(self, game: FamilyGame, *, hasty: bool = False, safe: bool = True, bound: bool = True) -> None:
+    def __init__(
+        self, game: FamilyGame, *, hasty: bool = False, safe: bool = True, bound: bool = True
+    ) -> None:
         v = game.variant
         self.hasty = hasty  # prune and force moves that are only usually right (never proves "lost")
         self.safe = safe  # play a safe move alone (tests turn it off to check it)
