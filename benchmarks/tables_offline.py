@@ -114,6 +114,23 @@ def solver(results: Results) -> list[str]:
     return lines + sources(results, ["solver"])
 
 
+def reductions(results: Results) -> list[str]:
+    out = results["reductions"]["output"]
+    lines = head(
+        "reduction (added to those above)", "positions asked", "positions searched", "decided", "CPU s",
+        right=(1, 2, 3, 4),
+    )  # fmt: skip
+    before = None
+    for r in out["steps"]:
+        gained = "" if before is None else f" (+{r['decided'] - before})"
+        before = r["decided"]
+        lines.append(
+            row(r["reduction"], r["positions_asked"], n0(r["positions_searched"]), f"{r['decided']}{gained}",
+                n1(r["cpu_s"]))
+        )  # fmt: skip
+    return lines + sources(results, ["reductions"])
+
+
 # ----- winnable deals, the daily deal, hindsight, replay -------------------------------------
 
 
