@@ -30,6 +30,7 @@ from typing import Any
 import terrace
 from bots.arena.deals import load_deals
 from terrace.solve import NODES, decided
+from terrace.solve.decide import DEAL_SHARES
 
 PROG = "terrace-arena solve"
 LEGEND = """\
@@ -55,7 +56,9 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 def solve_deal(variant: str, deal: int, nodes: int, seconds: float | None, clock: str = "wall") -> Solved:
     """Solve one numbered deal from its start (run in a worker process)."""
-    s = decided(terrace.new_game(variant, deal), nodes=nodes, seconds=seconds, clock=CLOCKS[clock])
+    s = decided(
+        terrace.new_game(variant, deal), nodes=nodes, seconds=seconds, clock=CLOCKS[clock], shares=DEAL_SHARES
+    )
     return Solved(variant, deal, s.verdict, s.nodes, s.seconds, len(s.moves))
 
 

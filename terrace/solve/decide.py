@@ -164,6 +164,9 @@ def prove(
 # search, then the win-finder, then a complete search with the rest (starting from the table
 # of positions the first proved lost).
 DECIDE_SHARES = (0.1, 0.4)
+# From a deal's start a proof of loss does not come within a second (the whole game lies
+# ahead): there the win-finder takes most of the budget (terrace-arena solve).
+DEAL_SHARES = (0.05, 0.75)
 
 
 def decided(
@@ -173,6 +176,7 @@ def decided(
     seconds: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
     table: Table | None = None,
+    shares: tuple[float, float] = DECIDE_SHARES,
 ) -> Solution:
     """:func:`terrace.solve.decide.decide` in :class:`Solution`'s words (won, lost, unknown):
     the complete search and the win-finder in turn, aiming at a verdict either way."""
@@ -180,7 +184,7 @@ def decided(
         raise ValueError("the node budget must be at least 1")
     table = Table() if table is None else table
     spent_nodes, spent_time = 0, 0.0
-    rounds = (*DECIDE_SHARES, 1.0 - sum(DECIDE_SHARES))
+    rounds = (*shares, 1.0 - sum(shares))
     for n, share in enumerate(rounds):
         last = n == len(rounds) - 1
         stage_nodes = nodes - spent_nodes if last else max(1, int(nodes * share))
