@@ -108,8 +108,8 @@ def solver(results: Results) -> list[str]:
     )  # fmt: skip
     for v, r in out["variants"].items():
         lines.append(
-            row(v, r["deals"], pct(r["winnable_rate"]), pct(r["lost_rate"]), pct(r["undecided_rate"]),
-                n2(r["median_seconds_decided"]), n0(r["positions_per_cpu_s"]))
+            row(v, r["deals"], pct(r["won"]), pct(r["lost"]), pct(r["unknown"]),
+                n2(r["median_decided_seconds"]), n0(r["nodes_per_second"]))
         )  # fmt: skip
     return lines + sources(results, ["solver"])
 

@@ -96,6 +96,9 @@ def prove(
     deadline = None if seconds is None else start + seconds
     play, undo, key_of, moves_of, won = adapter.play, adapter.undo, adapter.key, adapter.moves, adapter.won
     dead = getattr(adapter, "dead", None)  # a position proven dead without a search (an adapter's bound)
+    if dead is not None and dead(g, None):
+        lost.add(root)
+        return Solution(LOST, (), 1, clock() - start)
     index: dict[bytes, int] = {root: 0}  # positions on Tarjan's stack -> their visit number
     stack: list[bytes] = [root]  # Tarjan's stack of positions not yet proven
     # a frame per position on the line: its moves, the next to try, its key, its visit number, low

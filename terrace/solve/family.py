@@ -101,8 +101,9 @@ class FamilyAdapter:
         if move[1] >= F1:
             self.home -= 1
 
-    def dead(self, game: Game, move: Move) -> bool:
-        """Whether the position ``move`` just reached is lost for want of a terrace card's
+    def dead(self, game: Game, move: Move | None) -> bool:
+        """Whether the position ``move`` just reached (None: a search's first position, every
+        class checked) is lost for want of a terrace card's
         foundation (the terrace bound; docs/ENGINE.md, "Solving", argues it).
 
         Where the terrace only goes home (``terrace``, ``queen-of-italy``), its cards go home
@@ -114,34 +115,41 @@ class FamilyAdapter:
         cards of every lower class home; those below X in the terrace are not home yet. X
         is at least the (h + m + 1)-th of C, h of C being home and m above it in the terrace.
         Dead when some lower class has more than 3 - h - m cards below X. Asked only after a
-        card went home (nothing else changes the terrace or the foundations)."""
-        if move[1] < F1 or self.terrace_packs or not self.bound:
+        card went home from elsewhere than the terrace: nothing else changes the terrace or
+        the foundations, and the terrace's top going home leaves h + m of every card below
+        it as it was (its class gains one home and loses one above), so such a position is
+        dead exactly when the one before it was. And only the class of the card gone home
+        changes: the check is of the terrace cards of that class."""
+        if self.terrace_packs or not self.bound or (move is not None and (move[1] < F1 or move[0] == T)):
             return False
         assert isinstance(game, FamilyGame)
         base = game.base
         terrace = game.places[T]
         if base is None or not terrace:
             return False
+        moved = -1  # every class (``move`` None: a search's first position)
+        if move is not None:
+            gone = game.places[move[1]][-1]
+            level = (RANK[gone] - base) % 13
+            moved = level * 2 + (RED[gone] ^ (level & 1))
         rows = self._terrace_rows
         if rows is None or rows[0] != base or len(rows[1]) < len(terrace):
             rows = self._terrace_rows = (base, _terrace_rows(terrace, base))
         table = rows[1]
         p = game.places
-        lengths: tuple[list[int], list[int]] = ([], [])  # per group, its foundations' lengths
-        for f in FOUNDATIONS:
-            pile = p[f]
-            if pile:
-                lengths[RED[pile[0]]].append(len(pile))
         above = [0] * 26  # per class, its cards above the one looked at
         for i in range(len(terrace) - 1, -1, -1):
             level, group, worst = table[i]
             cls = level * 2 + group
+            if moved >= 0 and cls != moved:
+                continue
             m = above[cls]
             above[cls] = m + 1
             if worst:
-                home = 0
-                for n in lengths[group]:
-                    if n > level:
+                home = 0  # the group's foundations past this level
+                for f in FOUNDATIONS:
+                    pile = p[f]
+                    if len(pile) > level and RED[pile[0]] == group:
                         home += 1
                 if worst > 3 - home - m:
                     return True

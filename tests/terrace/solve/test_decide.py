@@ -126,18 +126,30 @@ def test_the_terrace_bound_cuts_a_position_whose_terrace_card_can_never_go_home(
     # base A: 3c goes on a black-based foundation over a red 2, and all four red 2s lie under it
     # in the terrace, which only goes home, top first
     below = ["2h", "2h", "2d", "2d"]
-    dead = family_game("terrace", foundations={1: ["Ac"]}, terrace_cards=[*below, "3c"], waste=["As"])
-    adapter = FamilyAdapter(dead)
-    assert adapter.dead(dead, (1, 12))  # asked after a card went home (W-F2 here)
-    # the neighbour: one red 2 out of the terrace (in the waste) can go home before 3c
-    alive = family_game("terrace", foundations={1: ["Ac"]}, terrace_cards=[*below[1:], "3c"], waste=["2h"])
-    assert not FamilyAdapter(alive).dead(alive, (1, 12))
-    # a card above 3c of its class needs a second red 2 home: with three below, dead again
-    two = family_game(
-        "terrace", foundations={1: ["Ac"]}, terrace_cards=[*below[1:], "3s", "3c"], waste=["2h"]
+    dead = family_game(
+        "terrace", base="A", foundations={1: ["Ac"]}, terrace_cards=[*below, "3c"], waste=["As"]
     )
-    assert FamilyAdapter(two).dead(two, (1, 12))
-    # only after a card went home, and never in signora (its terrace packs late)
-    assert not adapter.dead(dead, (1, 3))
-    late = family_game("signora", foundations={1: ["Ac"]}, terrace_cards=[*below, "3c"], waste=["As"])
-    assert not FamilyAdapter(late).dead(late, (1, 12))
+    adapter = FamilyAdapter(dead)
+    assert adapter.dead(dead, None)  # a search's first position: every class checked
+    assert decide(dead, nodes=10).verdict == LOST  # proven at once
+    # the neighbour: one red 2 out of the terrace (in the waste) can go home before 3c
+    alive = family_game(
+        "terrace", base="A", foundations={1: ["Ac"]}, terrace_cards=[*below[1:], "3c"], waste=["2h"]
+    )
+    assert not FamilyAdapter(alive).dead(alive, None)
+    # a black 3 going home from the waste takes the red 2 that 3c needed: with three red 2s
+    # under 3c and the fourth home, a second black 3 is one too many
+    before = family_game(
+        "terrace", foundations={1: ["Ac", "2d"]}, terrace_cards=[*below[:3], "3c"], waste=["3s"]
+    )
+    assert not FamilyAdapter(before).dead(before, None)
+    after = family_game(
+        "terrace", base="A", foundations={1: ["Ac", "2d", "3s"]}, terrace_cards=[*below[:3], "3c"]
+    )
+    assert FamilyAdapter(after).dead(after, (1, 12))  # asked after W-F1
+    assert not FamilyAdapter(after).dead(after, (3, 4))  # a shuffle changes nothing it reads
+    # never in signora (its terrace packs late)
+    late = family_game(
+        "signora", base="A", foundations={1: ["Ac"]}, terrace_cards=[*below, "3c"], waste=["As"]
+    )
+    assert not FamilyAdapter(late).dead(late, None)
