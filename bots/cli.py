@@ -1,10 +1,15 @@
 """The ``terrace-bot`` command: run a bot, keep house bots, register an account, swarm a server.
 
-    terrace-bot run MODULE:CLASS --server URL --token T [--queue VARIANT] [--races N]
-    terrace-bot run MODULE:CLASS --server URL --token T --ladder     (rated bot races around the clock)
+    terrace-bot run MODULE:CLASS --server URL --token-file PATH [--queue VARIANT] [--races N]
+    terrace-bot run MODULE:CLASS --server URL --ladder     (rated bot races around the clock; $TERRACE_TOKEN)
     terrace-bot run MODULE:CLASS --server URL --name N --arena ID    (the arena's races until it ends)
     terrace-bot house --server URL [--bots greedy:2,planner@fast:1] [--pace casual] [--max-bots 30]
-    terrace-bot register NAME --server URL
+    terrace-bot register NAME --server URL [--token-file PATH]
+
+An account's token comes from ``$TERRACE_TOKEN`` or ``--token-file PATH`` (``--token T`` works
+too, but puts the token in the process list for anyone on the machine to read). The house's key
+comes from ``$TERRACE_HOUSE_KEY`` or the key file a server on this machine made
+(``terrace.wire.house``).
     terrace-bot swarm --server URL --players N --races M
 
 Exit codes: 0 done, 1 the server refused us or could not be reached, 2 usage.
@@ -19,13 +24,15 @@ import logging
 import os
 import sys
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
-from bots.house.keeper import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, keep_house, parse_lineup
+from bots.house.keeper import DEFAULT_LINEUP, DEFAULT_MAX_BOTS, WAIT_FOR_SERVER, keep_house, parse_lineup
 from bots.house.pace import DEFAULT_PACE, PACES
 from link import DEFAULT_SERVER, Connection, Offline, default_server, server_url
 from link.command import run_command
 from terrace import VARIANTS
+from terrace.wire import house
 
 from .bot import SAMPLES, load_bot
 from .sdk import SDKError, play
@@ -55,7 +62,14 @@ def _parser() -> argparse.ArgumentParser:
     server(r)
     who = r.add_mutually_exclusive_group()
     who.add_argument(
-        "--token", default=os.environ.get("TERRACE_TOKEN"), help="account token ($TERRACE_TOKEN)"
+        "--token-file",
+        metavar="PATH",
+        help="file holding the account token (or set $TERRACE_TOKEN)",
+    )
+    who.add_argument(
+        "--token",
+        default=None,
+        help="account token; seen by anyone who lists the machine's processes: prefer $TERRACE_TOKEN or --token-file",
     )
     who.add_argument("--name", help="race as a guest with this name")
     r.add_argument(
@@ -79,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--ladder",
         action="store_true",
-        help="the bot ladder: rated races in the bots pool for ever, back after every drop (needs --token)",
+        help="the bot ladder: rated races in the bots pool for ever, back after every drop (needs $TERRACE_TOKEN or --token-file)",
     )
 
     h = sub.add_parser("house", help="keep sample bots in the queue for people to race")
@@ -109,12 +123,31 @@ def _parser() -> argparse.ArgumentParser:
         help="variant(s) to wait in, repeatable; all: every variant (default terrace)",
     )
     h.add_argument("--races", type=int, default=0, help="races per house bot; 0 = for ever (default)")
+    h.add_argument(
+        "--house-key-file",
+        metavar="PATH",
+        default="",
+        help="file holding the server's house key, when $TERRACE_HOUSE_KEY is not set "
+        f"(default ${house.ENV_FILE} or {house.default_path()})",
+    )
+    h.add_argument(
+        "--wait",
+        type=float,
+        default=WAIT_FOR_SERVER,
+        metavar="SECONDS",
+        help=f"how long to wait for a server that does not answer yet (default {WAIT_FOR_SERVER:g})",
+    )
 
     g = sub.add_parser("register", help="register an account and print its token (shown once)")
     g.set_defaults(parser=g)
     g.add_argument("name")
     server(g)
     g.add_argument("--human", action="store_true", help="register a human account (default: bot)")
+    g.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="write the token to this new file (yours alone) instead of showing it",
+    )
     g.add_argument("--json", action="store_true")
 
     s = sub.add_parser("swarm", help="load a server with many racing connections")
@@ -143,8 +176,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
             factory = load_bot(args.bot)
+            args.token = _token(args, p)
             if args.ladder and not args.token:
-                p.error("--ladder needs --token: the ladder rates registered bots")
+                p.error(
+                    "--ladder needs an account: $TERRACE_TOKEN or --token-file (the ladder rates registered bots)"
+                )
             if args.winnable and (args.race or args.daily or args.arena or args.ladder):
                 p.error("--winnable goes with queueing: leave out --race, --daily, --arena and --ladder")
             if args.ladder and (args.arena or args.race):
@@ -153,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "house":
             if args.races < 0:
                 p.error("--races must be 0 (for ever) or more")
+            if not args.wait >= 0:
+                p.error("--wait must be 0 or more seconds")
             lineup = parse_lineup(args.bots)
             coro = keep_house(
                 args.server,
@@ -163,9 +201,13 @@ def main(argv: list[str] | None = None) -> int:
                 races=args.races or None,
                 pace=args.pace,
                 max_bots=args.max_bots,
+                house_key_file=args.house_key_file,
+                wait_for_server=args.wait,
             )
             return _run(_quiet(coro))
         if args.command == "register":
+            if args.token_file and Path(args.token_file).exists():
+                p.error(f"--token-file {args.token_file} exists: the new token goes to a new file")
             return _run(_register(args))
         if args.players < 2 or args.races < 1:
             p.error("--players must be at least 2 and --races at least 1")
@@ -174,6 +216,28 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         p.error(str(exc))
     return 2  # unreachable: p.error exits
+
+
+def _token(args: argparse.Namespace, p: argparse.ArgumentParser) -> str | None:
+    """The account token: ``--token``, else ``--token-file``'s, else ``$TERRACE_TOKEN`` (a guest
+    named with ``--name`` has none)."""
+    if args.token:
+        logging.getLogger("terrace.bot").warning(
+            "a token given with --token is in the process list for anyone on this machine to read; "
+            "use $TERRACE_TOKEN or --token-file PATH"
+        )
+        return str(args.token)
+    if args.token_file:
+        try:
+            token = Path(args.token_file).read_text().strip()
+        except OSError as e:
+            p.error(f"--token-file {args.token_file}: {e.strerror or e}")
+        if not token:
+            p.error(f"--token-file {args.token_file} is empty")
+        return token
+    if args.name:
+        return None
+    return os.environ.get("TERRACE_TOKEN") or None
 
 
 def _run(coro: Coroutine[Any, Any, int]) -> int:
@@ -255,12 +319,24 @@ async def _register(args: argparse.Namespace) -> int:
         await link.close()
     if answer["type"] != "registered":
         raise SDKError(f"register refused: {answer.get('code')}: {answer.get('message')}", answer)
+    if args.token_file:
+        fd = os.open(args.token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(answer["token"] + "\n")
     if args.json:
-        print(json.dumps({"token": answer["token"], "player": answer["player"]}))
+        shown = {} if args.token_file else {"token": answer["token"]}
+        print(json.dumps({**shown, "player": answer["player"]}))
     else:
         print(f"registered {answer['player']['name']} ({answer['player']['kind']})")
-        print(f"token: {answer['token']}")
-        print("Keep it secret: it is shown only once. Race with --token or TERRACE_TOKEN.")
+        if args.token_file:
+            print(
+                f"token written to {args.token_file} (readable by you alone); race with --token-file {args.token_file}"
+            )
+        else:
+            print(f"token: {answer['token']}")
+            print(
+                "Keep it secret: it is shown only once. Race with TERRACE_TOKEN set to it, or --token-file PATH."
+            )
     return 0
 
 

@@ -117,6 +117,7 @@ class Racer:
         subprotocol: str = MSGPACK,
         reconnect_for: float = RECONNECT_FOR,
         client: str | None = None,
+        house_key: str | None = None,
     ) -> None:
         self.factory = factory
         self.link = Session(
@@ -124,6 +125,7 @@ class Racer:
             token=token,
             name=name,
             client=client,  # this install's id (8-64 characters), if the bot keeps one
+            house_key=house_key,  # the operator's house: its names begin with "house"
             subprotocol=subprotocol,
             reconnect_for=reconnect_for,
             kind="bot",  # a guest bot is listed as a bot, not a person

@@ -242,6 +242,43 @@ class ArenaTable(RaceTable):
         return self.started.result() if self.started.done() else None
 
 
+COUNTED_WITHIN = 5.0  # seconds a race's end takes to reach the arena's standings, at most
+
+
+def _mine(arena: Message, me: Any) -> dict[str, Any]:
+    """The player's row of an arena's standings (races and points so far), or an empty one."""
+    row = next((r for r in arena.get("standings", []) if r["player"]["id"] == me), None)
+    return dict(row) if row is not None else {"races": 0, "points": 0, "places": []}
+
+
+async def _after_race(
+    table: ArenaTable, arena: str, me: Any, before: dict[str, Any], seats: int
+) -> tuple[dict[str, Any], str] | None:
+    """Between two races: the race just over's place and points, and the arena so far, once the
+    arena has counted it (a moment after its end); None if it is not counted in time."""
+    deadline = time.monotonic() + COUNTED_WITHIN
+    while True:
+        details = (await table.ask("arena", arena=arena))["arena"]
+        standings = details.get("standings", [])
+        row = next((r for r in standings if r["player"]["id"] == me), None)
+        if row is not None and row["races"] > before["races"]:
+            break
+        if time.monotonic() > deadline:
+            return None
+        await asyncio.sleep(0.2)
+    from .layout import ordinal
+
+    gained = row["points"] - before["points"]
+    place = row["places"][-1] if row["places"] else None
+    where = f"{ordinal(place)} of {seats}" if place else "placed"
+    line = (
+        f"Arena {arena}: {where} in this race, +{plural(gained, 'point')}; "
+        f"{plural(row['points'], 'point')} after {plural(row['races'], 'race')}, "
+        f"rank {row['rank']} of {len(standings)}."
+    )
+    return dict(row), line
+
+
 async def _leave(table: ArenaTable, arena: str, out: Console) -> int:
     """Leave the arena (Ctrl-C or quit): no more pairings; the points so far stay."""
     interrupt_handled()
@@ -265,6 +302,8 @@ async def join(args: argparse.Namespace, out: Console) -> int:
             f"Joined arena {args.arena} as [bold]{me}[/bold] ({_when(joined, int(time.time() * 1000))})."
         )
         out.print("You are paired into a race as soon as someone is free; Ctrl-C leaves the arena.")
+        me_id = welcome["player"].get("id")
+        counted = _mine((await table.ask("arena", arena=args.arena))["arena"], me_id)  # points so far
         while True:
             try:
                 started = await table.next_started()
@@ -284,7 +323,12 @@ async def join(args: argparse.Namespace, out: Console) -> int:
                     await table.finished
                 except asyncio.CancelledError:
                     return await _leave(table, args.arena, out)
-            out.print(end_screen({**table.race, **table.finished.result()}, me, "", server_flag(args.server)))
+            result = table.finished.result()
+            out.print(end_screen({**table.race, **result}, me, "", server_flag(args.server)))
+            said = await _after_race(table, args.arena, me_id, counted, len(result["results"]))
+            if said is not None:
+                counted, line = said
+                out.print(line)
             table.next_race()
             # a race may outlive its arena (the server says arena_over once its last race is done)
             over = table.over_future is not None and table.over_future.done()

@@ -166,6 +166,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     d.add_argument("--pool", choices=["humans", "bots"], help="whose board (default: your kind's)")
     d.add_argument("--ghosts", type=int, default=3, help="earlier attempts to race against, 0-8 (default 3)")
     d.add_argument("--name", help="play as a guest with this name (default: your registered account)")
+    d.add_argument("--yes", action="store_true", help="start the rated attempt without asking first")
     server(d)
     json_flag(d)
 
@@ -216,12 +217,15 @@ def _command(name: str) -> Command:
     return commands[name]
 
 
+PRACTICE_QUIT = "Quit practice? This game is not kept. Type y to quit, anything else to play on."
+
+
 async def _practice(args: argparse.Namespace, out: Console) -> int:
     from .practice import PracticeTable
     from .screen import Screen
 
     table = PracticeTable(args.variant, args.deal)
-    ended = await Screen(table).run()
+    ended = await Screen(table, confirm=("quit",), questions={"quit": PRACTICE_QUIT}).run()
     if ended:
         out.print(ended)
     return 0

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from link import checked
+from terrace.race.held import held_sentence
 from terrace.wire.messages import Row
 
 from . import config
@@ -30,9 +31,20 @@ from .render import player_name, plural, race_time
 from .screen import Screen
 from .suggest import command
 
+ASK_FIRST = "This is your one rated attempt today. Start? [y/N] "
+NOT_STARTED = "Not started: your attempt is still yours today. When you are ready:\n  {command}"
+
 
 class DailyTable(RaceTable):
-    """A race table whose standings mark the ghosts."""
+    """A race table whose standings mark the ghosts, and whose header says it is the daily deal."""
+
+    day = ""  # the deal's day, once known: the header says "Daily deal, DAY"
+
+    def _started(self, msg: Any) -> None:
+        super()._started(msg)
+        if self.day:
+            # no race id: with the clock and the keys it must fit the bottom bar at 80 columns
+            self.title = f"Daily deal, {self.day} · {msg['variant']}"
 
     def standings(self) -> list[Row]:
         return [_ghostly(row) for row in super().standings()]
@@ -50,10 +62,11 @@ def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType
     head = Text()
     head.append(f"Daily {answer['variant']} · {answer['day']}", style="bold")
     head.append(f" · goal {answer.get('goal')} · {answer.get('time_limit', 0) // 60} min\n")
-    head.append(f"commitment       {answer['commitment']}\n", style="dim")
-    head.append(f"next commitment  {answer['next_commitment']}\n", style="dim")
+    # labels short enough that a label and its 64 hex digits fit 80 columns (or break between them)
+    head.append(f"commitment {answer['commitment']}\n", style="dim")
+    head.append(f"tomorrow's {answer['next_commitment']}\n", style="dim")
     if "seed" in answer:
-        head.append(f"seed (revealed)  {answer['seed']}\n", style="green")
+        head.append(f"seed       {answer['seed']}\n", style="green")
     attempt = answer.get("attempt")
     if attempt is not None:
         state = attempt.get("state")
@@ -64,6 +77,8 @@ def day_view(answer: Mapping[str, Any], me: str | None = None) -> RenderableType
                 else f"{plural(int(attempt.get('score') or 0), 'card')} home"
             )
             head.append(f"Your attempt: {result} (race {attempt.get('race')})\n")
+            if attempt.get("held"):
+                head.append(f"Not on the board: {held_sentence(str(attempt['held']))}.\n", style="yellow")
         elif state == "playing":
             head.append("Your attempt is under way.\n")
         elif state == "lost":
@@ -111,6 +126,11 @@ async def daily(args: argparse.Namespace, out: Console) -> int:
                 "You play as a guest: past days' deals only (--day), never on the board"
                 " (`terrace register NAME` for an account, and today's deal)."
             )
+        table.day = str(answer["day"])
+        if _rated_next(args, welcome, answer) and not args.yes and not await _yes(ASK_FIRST):
+            again = f"terrace daily --variant {args.variant}"
+            out.print(NOT_STARTED.format(command=command(args, again, name=True)))
+            return 0
         ghosts = 0
         if welcome.get("race"):  # an attempt went on while we were away: its `started` follows
             table.race = {"id": welcome["race"]}
@@ -119,6 +139,7 @@ async def daily(args: argparse.Namespace, out: Console) -> int:
             fields = {"variant": args.variant, "practice": args.practice, "ghosts": args.ghosts, **day}
             playing = checked(await table.ask("daily_play", **fields))
             table.race = {"id": playing["race"]}
+            table.day = str(playing["day"])
             kind = "rated attempt" if playing["rated"] else "practice game"
             ghosts = playing["ghosts"]
             alone = "alone" if args.ghosts == 0 else "alone (no earlier attempt to race yet)"
@@ -150,3 +171,20 @@ async def daily(args: argparse.Namespace, out: Console) -> int:
         return 0
     finally:
         await table.close()
+
+
+def _rated_next(args: argparse.Namespace, welcome: Mapping[str, Any], answer: Mapping[str, Any]) -> bool:
+    """Whether playing now spends the day's one rated attempt (asked about first)."""
+    if args.practice or args.day or welcome.get("race") or welcome["player"].get("guest"):
+        return False
+    return (answer.get("attempt") or {}).get("state") not in ("finished", "playing", "lost")
+
+
+async def _yes(question: str) -> bool:
+    """Ask a yes/no question on the terminal (or a line of piped input); only y or yes is yes."""
+    try:
+        reply = await asyncio.to_thread(input, question)
+    except EOFError:
+        print()
+        return False
+    return reply.strip().lower() in ("y", "yes")

@@ -21,9 +21,12 @@ from terrace import VARIANTS
 from .render import View, board, player_name, plural, race_time, standings
 
 
-def rated_note(results: Sequence[Mapping[str, Any]]) -> str | None:
-    """Why a finished race does not count for ratings (None when it does)."""
+def rated_note(results: Sequence[Mapping[str, Any]], unrated: str | None = None) -> str | None:
+    """Why a finished race does not count for ratings (None when it does); ``unrated``: the
+    race's own word that it went ahead unrated (``same_address``)."""
     players = [r.get("player") or {} for r in results]
+    if unrated == "same_address":
+        return "Not rated: two of its accounts play from one address (or one install), and such a race counts on no board."
     if len(players) < 2:
         return "Not rated: a race of one."
     if any(p.get("guest", True) for p in players):
@@ -77,8 +80,12 @@ def screen(
     compact: bool = False,
     row_limit: int | None = None,
     help: str | None = None,
+    status: str | None = None,
 ) -> RenderableType:
     """The whole play screen: title (and clock), the board with the standings beside or below, the message.
+
+    ``status`` (connection news: "reconnecting…") is a line of its own under the title, so the
+    board stays in view while the server is away.
 
     A message starting with ``✗`` (a refused move, as the screen words it) is red. ``compact``
     saves lines for a short terminal (no blank lines, no standings header, fewer foundation
@@ -89,6 +96,8 @@ def screen(
     if clock:
         head.append(f"    ⏱ {clock}", style="bold yellow")
     parts: list[RenderableType] = [head]
+    if status:
+        parts.append(Text(status, style="bold yellow" if status.startswith("⚠") else "green"))
     body = Text(help) if help else board(view, compact)
     if rows:
         table = standings(
@@ -174,22 +183,21 @@ def end_screen(
     race, variant = str(finished.get("race", "")), str(finished.get("variant", "terrace"))
     mine = next((r for r in results if me is not None and player_name(r.get("player")) == me), None)
     head = _your_result(mine, len(results)) if mine else Text(f"Race {race} is over.", style="bold")
-    nxt = Text("Next: ", style="bold")
+    # each command on a line of its own: joined by " · " they broke mid-command at 80 columns
+    nxt = Text("Next:", style="bold")
     if again is None:
         again = f"terrace play --queue {variant}"
     if again:
-        nxt.append(f"race again: {again}", style="cyan")
-        nxt.append(" · ")
-    nxt.append(f"step through it: terrace replay {race}{server}", style="cyan")
-    nxt.append(" · ")
-    nxt.append(f"check it: terrace verify {race}{server}", style="cyan")
+        nxt.append(f"\n  race again: {again}", style="cyan")
+    nxt.append(f"\n  step through it: terrace replay {race}{server}", style="cyan")
+    nxt.append(f"\n  check it: terrace verify {race}{server}", style="cyan")
     rule = RANKING_RULE if has_terrace(variant) else RANKING_RULE_LOUIS
     parts: list[RenderableType] = [
         head,
         standings(results, me, terrace=has_terrace(variant)),
         Text(rule, style="dim"),
     ]
-    note = rated_note(results)
+    note = rated_note(results, finished.get("unrated"))
     if note:
         parts.append(Text(note, style="dim"))
     return Group(*parts, nxt)

@@ -22,7 +22,7 @@ from . import config
 from .race_table import RaceTable, hello_fields
 from .render import plural
 from .screen import Screen
-from .suggest import command, server_flag
+from .suggest import command, invitation, server_flag
 
 QUEUED_ALONE = (
     "Nobody else is waiting for {variant} now: your race starts when someone else queues for it."
@@ -32,6 +32,10 @@ QUEUED_WINNABLE_ALONE = (
     "Nobody else is waiting for winnable {variant} deals now (house bots race any deal, so they"
     " wait in the other queue): your race starts when someone else queues for winnable deals,"
     " or race a winnable deal alone with --create {variant} --winnable --seats 1. Ctrl-C leaves the queue."
+)
+UNRATED = (
+    "This race goes ahead unrated: two of its players' accounts play from one address (or one"
+    " install), so it counts on no board and moves no rating. A race with players from elsewhere is rated."
 )
 STILL_WAITING = 20.0  # seconds in the queue before the player is told again that nobody came
 
@@ -69,6 +73,7 @@ async def play(args: argparse.Namespace, out: Console) -> int:
                 await _countdown(table, out)
             except asyncio.CancelledError:
                 return await _leave_before_start(table, out)
+        _say_unrated(table, out)
         screen = Screen(table, me=me, confirm=("quit", "resign", "leave"))
         table.on_change = screen.changed
         ended = await screen.run()
@@ -77,7 +82,7 @@ async def play(args: argparse.Namespace, out: Console) -> int:
             return 0
         assert table.finished is not None
         again = again_command(args, table.race)
-        if table.my_finish == "left" and not table.finished.done():
+        if table.race_gone or (table.my_finish == "left" and not table.finished.done()):
             out.print(f"{ended} Race again with: {again}")
             return 0
         if not table.finished.done():
@@ -89,9 +94,15 @@ async def play(args: argparse.Namespace, out: Console) -> int:
                 results = command(args, f"terrace replay {table.race['id']}")
                 out.print(f"Stopped waiting; the race goes on. Its results once over: {results}")
                 return 0
-        from .layout import end_screen
+        from .layout import end_screen, rated_note
+        from .rating import rating_change
 
-        out.print(end_screen({**table.race, **table.finished.result()}, me, again, server_flag(args.server)))
+        finished = table.finished.result()
+        out.print(end_screen({**table.race, **finished}, me, again, server_flag(args.server)))
+        if rated_note(finished["results"]) is None and not welcome["player"].get("guest"):
+            change = await rating_change(table.ask, me, str(finished["race"]))
+            if change:
+                out.print(change)
         return 0
     finally:  # refusals and drops are reported by the command line, once
         await table.close()
@@ -158,6 +169,7 @@ async def _find_race(
                 }
             )
         checked(answer)
+        table.race = dict(answer["race"])
         return str(args.race)
     if args.create:
         fields = {"variant": args.create, "seats": args.seats, "start": "full", "join": True}
@@ -171,6 +183,9 @@ async def _find_race(
         table.race = created["race"]
         joined = f"{plural(args.seats, 'player')} {'has' if args.seats == 1 else 'have'} joined"
         out.print(f"Created race {created['race']['id']}: it starts when {joined}.")
+        if args.seats > 1:
+            for line in invitation(args, str(created["race"]["id"])):
+                out.print(line, soft_wrap=True, highlight=False, markup=False)
         return str(created["race"]["id"])
     return await _pick(table, out)
 
@@ -208,7 +223,15 @@ async def _pick(table: RaceTable, out: Console) -> str | None:
             out.print(f"{joined.get('message')} Type one of the ids above, a variant, or q.")
             continue
         checked(joined)
+        table.race = dict(joined["race"])
         return answer
+
+
+def _say_unrated(table: RaceTable, out: Console) -> None:
+    """Say once, before the race starts, that it goes ahead unrated (and why)."""
+    if table.race.get("unrated") == "same_address" and not table.unrated_said:
+        table.unrated_said = True
+        out.print(UNRATED)
 
 
 def _say_queued(out: Console, queued: Message) -> None:
@@ -228,6 +251,7 @@ async def _countdown(table: RaceTable, out: Console) -> None:
     shown: set[int] = set()
     since = time.monotonic()
     while not table.started.done():
+        _say_unrated(table, out)
         if not table.race and since and time.monotonic() - since > STILL_WAITING:
             out.print(
                 f"Still waiting after {STILL_WAITING:.0f} s: nobody else has queued yet. Ctrl-C leaves the queue."

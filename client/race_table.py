@@ -4,8 +4,10 @@ screen's ``Table`` interface (``client.table``), and who to say hello as.
 The server is the truth: views and legal moves come from its answers, an illegal move
 shows its reason and changes nothing. If the connection drops mid-race, the table
 reconnects with backoff, says hello with its session and carries on; the player sees it
-happen on the screen, and a move typed meanwhile is sent once the line is back, with the
-same ``seq``. ``terrace play``, ``terrace daily`` and ``terrace arena join`` race on it.
+happen on the screen (the board kept, a status line saying "reconnecting…"). A move typed
+while the server is away is not sent, and the screen says so (:data:`NOT_SENT`): typed again
+once back it is played against the board as it is then. A move already on its way when the
+line drops is sent again once the line is back, with the same ``seq``. ``terrace play``, ``terrace daily`` and ``terrace arena join`` race on it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from link import Connection, HelloRefused, News, Refused, Session
+from link import Connection, HelloRefused, News, Offline, Refused, Session
 from terrace.rules.news import news
 from terrace.wire.conversation import Message
 from terrace.wire.messages import (
@@ -34,6 +36,12 @@ from terrace.wire.messages import (
 from . import config
 from .table import Outcome, View
 
+# What the screen says while the line is down; each fits 80 columns with room to spare.
+RECONNECTING = "⚠ The server is away: reconnecting… (try {attempt}). Your board is kept."
+BACK = "Reconnected: back in the race."
+NOT_SENT = "not sent: the server is away; type it again when back"
+RACE_GONE = "The server came back without this race (a restarted server keeps no race in memory): it is over."
+
 
 class RaceTable:
     def __init__(self, url: str, hello: dict[str, Any]) -> None:
@@ -47,6 +55,7 @@ class RaceTable:
         )
         self.link.policy.session = hello.get("session")
         self.race: dict[str, Any] = {}  # what we know of our race: its summary, or its start's part of it
+        self.unrated_said = False  # the player was told the race goes ahead unrated
         self.title = "terrace"
         self.started: asyncio.Future[Started] | None = None
         self.finished: asyncio.Future[Finished] | None = None
@@ -57,6 +66,7 @@ class RaceTable:
         self.my_finish: str | None = None
         self.ends_at: float | None = None  # local monotonic time the race ends
         self.status_line: str | None = None  # connection news for the screen
+        self.race_gone: str | None = None  # the server came back without our race
         self.on_change: Callable[[], None] = lambda: None
 
     # ----- connection ----------------------------------------------------------------
@@ -93,9 +103,15 @@ class RaceTable:
 
     def _news(self, news: News) -> None:
         if news.kind == "lost":
-            self.status_line = f"Connection lost ({news.reason}); reconnecting, attempt {news.attempt}…"
+            self.status_line = RECONNECTING.format(attempt=news.attempt)
         elif news.kind == "back":
-            self.status_line = "Reconnected: back in the race."
+            self.status_line = BACK
+            racing = self.started is not None and self.started.done() and self.my_finish is None
+            if racing and self.race.get("id") and self.link.welcome.get("race") != self.race["id"]:
+                self.status_line = self.race_gone = RACE_GONE  # the hello did not put us back in it
+                if self.finished is not None and not self.finished.done():
+                    self.finished.set_exception(Offline(RACE_GONE))
+                    self.finished.exception()  # said here: no "never retrieved" warning if none awaits it
         elif news.reason != "closed":
             self.status_line = f"Disconnected: {news.reason}."
         self.on_change()
@@ -128,10 +144,13 @@ class RaceTable:
 
     def _started(self, msg: Started) -> None:
         self.race = {**self.race, "id": msg["race"], "variant": msg["variant"], "goal": msg["goal"]}
+        if msg.get("unrated"):
+            self.race["unrated"] = msg["unrated"]
         self._view, self._legal, self.seq = msg["view"], msg["legal"], msg["seq"]
         clock = msg["clock"]
         self.ends_at = time.monotonic() + (clock["ends_at"] - clock["now"]) / 1000
-        self.title = f"race {msg['race']} · {msg['variant']} · goal {msg['goal']}"
+        unrated = " · unrated" if msg.get("unrated") else ""  # two accounts of one address: no board
+        self.title = f"race {msg['race']} · {msg['variant']} · goal {msg['goal']}{unrated}"
         if self.started is not None and not self.started.done():
             self.started.set_result(msg)
 
@@ -150,10 +169,15 @@ class RaceTable:
         if self.ends_at is None:
             return None
         left = max(0, int(self.ends_at - time.monotonic()))
-        text = f"{left // 60}:{left % 60:02d} left"
-        return f"{text} · {self.status_line}" if self.status_line else text
+        return f"{left // 60}:{left % 60:02d} left"  # (the status line has a line of its own)
+
+    def away(self) -> bool:
+        """The server is away (the line dropped, a reconnect under way): nothing is sent now."""
+        return not self.link.online and self.link.gone is None
 
     def over(self) -> str | None:
+        if self.race_gone:
+            return self.race_gone
         gone = self.link.gone
         if gone and gone != "closed":
             return f"Lost the server: {gone}."
@@ -164,6 +188,8 @@ class RaceTable:
         return None
 
     async def move(self, text: str) -> Outcome:
+        if self.away():  # sent later it would be played against a board the player no longer sees
+            return Outcome(False, message=NOT_SENT)
         reply = await self.ask("move", race=self.race["id"], seq=self.seq + 1, move=text)
         if reply["type"] != "moved":
             error = read(reply, Error)
@@ -171,6 +197,8 @@ class RaceTable:
                 self.my_finish = self.my_finish or "the race ended"
             return Outcome(False, message=error["message"])
         answer = read(reply, Moved)
+        if self.status_line == BACK:
+            self.status_line = None  # playing on says it better
         self.seq, self._view, self._legal = answer["seq"], answer.get("view", self._view), answer["legal"]
         self._mine_as_moved()
         said = news(answer["events"])
@@ -197,6 +225,8 @@ class RaceTable:
 
     def commands(self) -> dict[str, Callable[[], Awaitable[str]]]:
         async def resign() -> str:
+            if self.away():
+                return "Resign " + NOT_SENT
             answer = await self.ask("resign", race=self.race["id"])
             if answer["type"] != "resigned":
                 return read(answer, Error)["message"]
@@ -205,6 +235,8 @@ class RaceTable:
             return "You resigned."
 
         async def leave() -> str:
+            if self.away():
+                return "Leave " + NOT_SENT
             answer = await self.ask("leave", race=self.race["id"])
             if answer["type"] != "left":
                 return read(answer, Error)["message"]

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console, RenderableType
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 import terrace
@@ -124,14 +126,24 @@ def _load(path: str, out: Console, args: argparse.Namespace) -> tuple[Any, int]:
 
 
 def print_audit(result: Audit, out: Console) -> None:
-    """One line per check, ✓ or ✗ with what was found, then a verdict."""
-    width = max((len(_label(c)) for c in result.checks), default=0)
+    """One row per check, ✓ or ✗ with what was found, then a verdict. What was found wraps
+    between words in a column of its own (a hanging indent), never back under the check's name;
+    on a narrow terminal (under 60 columns) it goes on the lines under the name instead."""
+    wide = out.width >= 60
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold", ratio=1)
     for c in result.checks:
-        line = Text()
-        line.append(f"{OK if c.ok else BAD} ", style="green" if c.ok else "bold red")
-        line.append(_label(c).ljust(width), style="bold")
-        line.append("  " + c.detail, style="" if c.ok else "red")
-        out.print(line)
+        mark = Text(OK if c.ok else BAD, style="green" if c.ok else "bold red")
+        detail = Text(c.detail, style="" if c.ok else "red")
+        if wide:
+            grid.add_row(mark, _label(c), detail)
+        else:
+            out.print(Text.assemble(mark, " ", (_label(c), "bold")))
+            out.print(Padding(detail, (0, 0, 0, 2)))
+    if wide:
+        out.print(grid)
     race = f"Race {result.race}" if result.race else "The record"
     if result.ok:
         _say(out, f"{race} verifies: all {len(result.checks)} checks pass.", "bold green")

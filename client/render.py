@@ -309,16 +309,20 @@ def standings(
     """The standings table (PROTOCOL.md ``standings``): rows in place order; ``me`` (a name) marked ▶;
     a program's name followed by ``bot``. ``terrace``: a terrace column (not for Louis, which has none).
 
-    Place is the row's ``place`` once given, else its position (dim). ``limit`` rows at most:
-    the leaders and ``me``'s own row, which is always shown.
+    Place is the row's ``place`` once given (bold: final), else its live place, the place it
+    would have if the race ended now (the server's ``live``; from an older server, its position),
+    dim. The columns are always labelled; ``header=False`` (a short terminal) saves the rule
+    under the labels. ``limit`` rows at most: the leaders and ``me``'s own row, which is always
+    shown.
     """
     table = Table(
-        box=box.SIMPLE_HEAD,
+        box=box.SIMPLE_HEAD if header else None,
         padding=(0, 1),
         collapse_padding=True,
         show_edge=False,
         pad_edge=False,
-        show_header=header,
+        show_header=True,
+        header_style="bold" if header else "bold dim",
     )
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("player", no_wrap=True, max_width=30)  # a 24-character name and " bot"
@@ -338,7 +342,8 @@ def standings(
         if isinstance(player, Mapping) and player.get("kind") == "bot":
             who.append(" bot", style="dim")
         place = row.get("place")
-        shown = Text(str(place), style="bold") if place is not None else Text(str(i + 1), style="dim")
+        live = row.get("live", i + 1)
+        shown = Text(str(place), style="bold") if place is not None else Text(str(live), style="dim")
         finish = row.get("finish")
         if finish:
             style = "green" if finish == "goal" else "red" if finish in ("stuck", "resigned") else "yellow"

@@ -15,7 +15,7 @@ import io
 import string
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -61,12 +61,14 @@ class Screen:
         width: int | None = None,
         height: int | None = None,
         confirm: Iterable[str] = (),
+        questions: Mapping[str, str] | None = None,
     ) -> None:
         self.table = table
         self.me = me
         self.width = width
         self.height = height
         self.confirm = frozenset(confirm)  # words asked twice ("quit", "resign"): see handle()
+        self.questions = dict(questions or {})  # what is asked for a word, when not the race's question
         self.message: str | None = None
         self.help: str | None = None  # shown in place of the board until the next input
         self._asked: str | None = None  # the word waiting for its yes
@@ -79,7 +81,7 @@ class Screen:
 
     def _key(self) -> object:
         t = self.table
-        return (repr(t.view()), repr(t.standings()), self.message, self.help, t.over())
+        return (repr(t.view()), repr(t.standings()), self.message, self.help, t.over(), _status(t))
 
     def rendered(self, color: bool = True) -> str:
         """The screen as text (ANSI colours when ``color``), rendered again only after a change.
@@ -118,6 +120,7 @@ class Screen:
                 compact=compact,
                 row_limit=limit,
                 help=self.help,
+                status=_status(t),
             )
         )
         return buf.getvalue()
@@ -169,7 +172,7 @@ class Screen:
             return True
         elif word in self.confirm:
             self._asked = word
-            self.message = confirm_question(word)
+            self.message = self.questions.get(word) or confirm_question(word)
             return True
         if not text:
             return True
@@ -298,6 +301,11 @@ def escape_keeps_keys() -> KeyBindings:
         """Esc alone does nothing (it never waits to swallow the next key)."""
 
     return kb
+
+
+def _status(table: Table) -> str | None:
+    """The table's connection news (an online race's), if any."""
+    return getattr(table, "status_line", None)
 
 
 def changed_lines(before: str, after: str) -> list[str]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import urllib.parse
 
-from link.connection import default_server
+from link.connection import DEFAULT_SERVER, default_server
 
 
 def server_flag(server: str | None) -> str:
@@ -22,3 +23,24 @@ def command(args: argparse.Namespace, words: str, *, name: bool = False) -> str:
     text = words + server_flag(getattr(args, "server", None))
     chosen = getattr(args, "name", None) if name else None
     return text + (f" --name {shlex.quote(chosen)}" if chosen else "")
+
+
+def page_url(server: str, path: str) -> str:
+    """The server's web page at ``path`` (``/play/ID``), from its websocket URL: the pages are
+    served on the same host and port (``ws://h:p/ws`` -> ``http://h:p/play/ID``)."""
+    parts = urllib.parse.urlsplit(server)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    base = parts.path.removesuffix("/ws") if parts.path.endswith("/ws") else ""
+    return urllib.parse.urlunsplit((scheme, parts.netloc, base + path, "", ""))
+
+
+def invitation(args: argparse.Namespace, race: str) -> list[str]:
+    """What to send a friend so they join ``race``: its command and its page, each on a line
+    of its own (so each is copied whole, and neither is broken inside at 80 columns)."""
+    # the friend has not our TERRACE_SERVER: the server is named unless it is the built-in one
+    server = "" if args.server == DEFAULT_SERVER else f" --server {shlex.quote(args.server)}"
+    return [
+        "Invite others: send them this command, or the page's link.",
+        f"  terrace play --race {race}{server}",
+        "  " + page_url(args.server, f"/play/{race}"),
+    ]

@@ -1,5 +1,6 @@
 """What the screen teaches: each variant's rules in short, its notation with examples from
-the position on the board, and one way of writing cards (``10♥``) in every sentence shown.
+the position on the board, and one way of writing cards (``10♥``) in every sentence shown
+(the texts themselves are the core's, terrace/rules/teach.py, which the pages read too).
 
 Pure functions of plain data (a view, the legal moves), so help for a race and for
 practice is the same text. Players may type a ten as ``10`` or ``T``; the screen shows
@@ -8,78 +9,24 @@ practice is the same text. Players may type a ten as ``10`` or ``T``; the screen
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from terrace.rules.cards import parse_card
 
-SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-_CARD = re.compile(r"(?<![\w♣♦♥♠])(10|[A2-9TJQK])([cdhs])(?![\w♣♦♥♠])")
+# The texts and the card writing live in the core, so the pages teach the same lines.
+from terrace.rules.teach import NOTATION, RULES, SUITS, card_text, cards_in_text
 
-RULES: dict[str, tuple[str, ...]] = {
-    "terrace": (
-        "Terrace: build the 8 foundations F1-F8 up from the base rank, colours alternating,",
-        "round the corner (K, A, 2). Piles 1-9 build down, colours alternating, one card at a time.",
-        "Only the terrace top (T) moves, and only to a foundation. A gap takes the waste top only.",
-        "Turn the stock onto the waste one card at a time; there is no second pass.",
-    ),
-    "queen-of-italy": (
-        "Queen of Italy: build the 8 foundations F1-F8 up from the base rank, colours alternating,",
-        "round the corner (K, A, 2). Piles 1-9 build down, colours alternating, one card at a time.",
-        "Only the terrace top (T) moves, and only to a foundation. A gap is refilled from the stock",
-        "at once; once the stock is out the waste top may fill it. No second pass.",
-    ),
-    "signora": (
-        "Signora: build the 8 foundations F1-F8 up from the base rank in one suit, round the corner",
-        "(K, A, 2). Piles 1-9 build down, colours alternating. Any free card may fill a gap.",
-        "The terrace top (T) goes to foundations; once stock and waste are used up it may go to a pile.",
-        "Once the stock is out you may turn the waste over once (W-S): then play each card before the next.",
-    ),
-    "louis": (
-        "Louis: the aces (Ac Ad Ah As) build up in suit to K, the kings (Kc Kd Kh Ks) down in suit to A.",
-        "Deal the stock onto the heaps a-m (no j); the card just dealt may go to a foundation at once.",
-        "Once the stock is out, heap tops go to foundations, or onto a heap whose top is the same suit",
-        "and one rank higher or lower. A card fitting both foundations of its suit waits in abeyance (X).",
-    ),
-}
-
-NOTATION: dict[str, tuple[str, ...]] = {
-    "family": (
-        "Moves are SOURCE-TARGET: T terrace top, W waste top, S stock, 1-9 piles, F1-F8 foundations.",
-        "Short forms: no dash (w3), F for the first foundation that takes the card (4f, tf),",
-        "d for the stock (S-W); a card may name its place (7c-F2). Type a ten as 10 or T.",
-    ),
-    "louis": (
-        "Moves are SOURCE-TARGET: S stock, heaps a-m, Ac..As and Kc..Ks foundations, Xc..Xs abeyance.",
-        "Heaps are lower case, foundations start with A or K: aAh is heap a to the ace foundation of",
-        "hearts, ah is heap a onto heap h, aF the first foundation that takes it. deal deals the next card.",
-    ),
-}
-
-
-def card_text(name: str) -> str:
-    """A card as the board shows it: ``Th`` -> ``10♥``; anything else unchanged."""
-    m = _CARD.fullmatch(name)
-    if not m:
-        return name
-    rank = "10" if m.group(1) in ("T", "10") else m.group(1)
-    return rank + SUITS[m.group(2)]
-
-
-def cards_in_text(sentence: str, variant: str = "terrace") -> str:
-    """Every card name in ``sentence`` written as the board shows it (``5c cannot go on Td`` ->
-    ``5♣ cannot go on 10♦``). In Louis a foundation is named like its first card (``Ah``):
-    after ``on``, ``to`` or a dash it is a place, and stays as it is typed."""
-
-    def one(m: re.Match[str]) -> str:
-        before = sentence[: m.start()].rstrip().lower()
-        place = before.endswith((" on", " to", "-", "at")) and m.group(1) in "AK"
-        if place and not _family(variant):
-            return m.group(0)
-        return card_text(m.group(0))
-
-    return _CARD.sub(one, sentence)
+__all__ = [
+    "NOTATION",
+    "RULES",
+    "SUITS",
+    "card_text",
+    "cards_in_text",
+    "explain",
+    "help_text",
+    "moves_of_card",
+]
 
 
 def _family(variant: str) -> bool:

@@ -9,9 +9,12 @@ never a traceback.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import signal
 import sys
+import textwrap
 from collections.abc import Awaitable
+from typing import TextIO
 
 from terrace.wire.session import HelloRefused
 
@@ -25,6 +28,18 @@ def interrupt_handled() -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         task.uncancel()
+
+
+def fitted(text: str, stream: TextIO) -> str:
+    """``text`` broken between words to fit a terminal's width (a terminal breaks a long line at
+    its last column, mid-word); unchanged for a pipe or a file, where a line is a line."""
+    if not stream.isatty():
+        return text
+    width = shutil.get_terminal_size().columns
+    return "\n".join(
+        textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) or line
+        for line in text.splitlines()
+    )
 
 
 def run_command(
@@ -46,7 +61,7 @@ def run_command(
         try:
             return await work
         except reported as exc:
-            print(f"{prog}: {exc}", file=sys.stderr)
+            print(fitted(f"{prog}: {exc}", sys.stderr), file=sys.stderr)
             return 1
         except asyncio.CancelledError:
             return interrupted

@@ -40,6 +40,7 @@ class Session:
         name: str | None = None,
         kind: str | None = None,
         client: str | None = None,
+        house_key: str | None = None,
         subprotocol: str = MSGPACK,
         reconnect_for: float = RECONNECT_FOR,
         on_push: Callable[[Message], None] | None = None,
@@ -47,13 +48,20 @@ class Session:
         queue_pushes: bool | None = None,
     ) -> None:
         self.policy = SessionPolicy(
-            url, token=token, name=name, kind=kind, client=client, reconnect_for=reconnect_for
+            url,
+            token=token,
+            name=name,
+            kind=kind,
+            client=client,
+            house_key=house_key,
+            reconnect_for=reconnect_for,
         )
         self.subprotocol = subprotocol
         self.on_push = on_push
         self.on_news = on_news or (lambda news: None)
         self.queue_pushes = on_push is None if queue_pushes is None else queue_pushes
         self.conn: Connection | None = None
+        self.welcome: Message = {}  # the last hello's answer (after a reconnect: its own)
         self._rate_limited = 0  # rate_limited resends on connections now closed
         self._pushes: asyncio.Queue[Message | None] = asyncio.Queue()
         self._online = asyncio.Event()
@@ -82,6 +90,13 @@ class Session:
         return self._rate_limited + (self.conn.rate_limited if self.conn is not None else 0)
 
     @property
+    def online(self) -> bool:
+        """Connected now (not dropped and reconnecting, not given up)."""
+        return (
+            self._online.is_set() and self._gone is None and self.conn is not None and not self.conn.is_closed
+        )
+
+    @property
     def gone(self) -> str | None:
         """Why the session gave up on the server, once it has."""
         return self._gone
@@ -104,6 +119,7 @@ class Session:
             raise
         self._take(conn)
         self._gone = None
+        self.welcome = welcome
         return welcome
 
     def _take(self, conn: Connection) -> None:

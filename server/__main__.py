@@ -7,14 +7,19 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
+
+from terrace.wire.house import ENV_KEY
 
 from . import config as config_module
 from .app import RaceServer
 from .collector import Collector
 from .store import StoreDown
+from .workers import child
 
 
 async def serve(config: config_module.Config) -> None:
@@ -39,11 +44,32 @@ async def serve(config: config_module.Config) -> None:
     )
     if config.public_url:
         print(f"  public URL {config.public_url}", flush=True)
+    house = _house(config, server.port, server.accounts.house_key)
     await stop.wait()
     print("terrace-server shutting down: closing connections (1001)", flush=True)
+    if house is not None:
+        house.terminate()
+        await asyncio.to_thread(house.wait)
     if young is not None:
         young.cancel()
     await server.stop()
+
+
+def _house(config: config_module.Config, port: int, key: str) -> subprocess.Popen[bytes] | None:
+    """``--house``: ``terrace-bot house`` for the variants named, as a child that dies with us
+    (started from the loop's thread: the kernel's death signal follows the thread that forked),
+    given the server's house key in its environment, whatever file the server keeps it in."""
+    if not config.house:
+        return None
+    variants = config_module.house_variants(config.house)
+    host = "127.0.0.1" if config.host in ("", "0.0.0.0") else "[::1]" if config.host == "::" else config.host
+    host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    argv = [sys.executable, "-m", "bots", "house", "--server", f"ws://{host}:{port}/ws"]
+    for variant in variants:
+        argv += ["--variant", variant]
+    print(f"  house bots waiting: {', '.join(variants)}", flush=True)  # (fits 80 columns, all four)
+    env = {**os.environ, ENV_KEY: key} if key else None
+    return child(argv, env=env)
 
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
+import secrets
 from collections.abc import Coroutine, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -53,6 +52,8 @@ from server.transport import http
 from server.transport.connection import Connection
 from server.transport.endpoint import WRITE_LIMIT, serve_connection
 from server.transport.guard import Guard, guarded
+from server.workers import pool
+from terrace.wire import house
 from terrace.wire.messages import Request as WireRequest
 from terrace.wire.protocol import REQUESTS, SUBPROTOCOLS
 
@@ -75,10 +76,8 @@ class RaceServer:
         self.metrics = Metrics()
         # The lost search (up to ~0.5 s of pure Python) runs in worker processes, so it
         # holds neither the event loop nor its GIL; workers start on the first search.
-        self.executor = ProcessPoolExecutor(
-            config.search_workers, mp_context=multiprocessing.get_context("forkserver")
-        )
-        self.accounts = Accounts(self.store, config.session_ttl)
+        self.executor = pool(config.search_workers)  # they die with the server, even at kill -9
+        self.accounts = Accounts(self.store, config.session_ttl, house_key=self._house_key(config))
         self.fairplay = FairPlay(self.store, config)
         self.leaderboards = Leaderboards(self.store, self.fairplay)
         self.audience = Audience(self.accounts)
@@ -140,6 +139,19 @@ class RaceServer:
         self._background: set[asyncio.Task[None]] = set()  # one-off work nobody waits for
         self.port = config.port
 
+    @staticmethod
+    def _house_key(config: Config) -> str:
+        """The house key: the setting's, else the key file's (made the first time, where the house
+        on this machine reads it); a file that cannot be written leaves a key of this run only."""
+        if config.house_key:
+            return config.house_key
+        path = house.key_path(config.house_key_file)
+        try:
+            return house.load_or_make(path)
+        except OSError as e:
+            log.warning("house key: cannot keep one in %s (%s); house bots need TERRACE_HOUSE_KEY", path, e)
+            return secrets.token_hex(24)
+
     # ----- lifecycle ----------------------------------------------------------------
 
     async def start(self) -> None:
@@ -147,6 +159,9 @@ class RaceServer:
         accept connections. A server that cannot reach its store (StoreDown) or bind its port
         (OSError) stops before it changes anything."""
         await self.store.ping()
+        indexed = await self.store.index_names()
+        if indexed:
+            log.info("indexed %d accounts under today's name keys (server.names)", indexed)
         self._server = await serve(
             self._connection,
             self.config.host,

@@ -14,8 +14,10 @@ import os
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 from terrace.race.arena import parse_schedules
+from terrace.rules.variants import VARIANTS
 
 Networks = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
 
@@ -73,6 +75,10 @@ class Config:
     open_race_timeout: float = 1_800.0  # seconds an unstarted race waits before it is cancelled
     races_page: int = 200  # races in one `races` or `subscribe` answer
     registrations_per_hour: int = 20  # accounts one address may register in an hour
+    # the key that lets the operator's house take names beginning with "house" (terrace.wire.house);
+    # empty: the key file's, made the first time
+    house_key: str = ""
+    house_key_file: str = ""  # where the key is kept when house_key is empty ("": the default place)
     origins: str = ""  # web origins besides the server's own pages that may open /ws ("*": any)
     trusted_proxies: str = ""  # proxies whose X-Forwarded-For names the client (addresses or networks)
     rated_seats_per_address: int = 1  # registered players of one address one race may seat (0: any)
@@ -103,6 +109,8 @@ class Config:
     daily_prepare: float = 0.0  # seconds between draws ahead of today's and tomorrow's deals (0: on demand)
     # ----- arenas (server.arenas)
     arena_schedule: str = ""  # "VARIANT POOL LENGTHm every PERIODm", ";"-separated; empty: none
+    # ----- the house (bots.house, run as a child process that dies with the server)
+    house: str = ""  # variants the house bots wait in ("all" or "terrace,louis"); empty: no house
 
 
 _HELP = {
@@ -141,6 +149,9 @@ _HELP = {
     "open_race_timeout": "seconds an unstarted race waits before it is cancelled",
     "races_page": "races listed in one `races` or lobby `subscribe` answer",
     "registrations_per_hour": "accounts one address may register in an hour",
+    "house_key": "the key house bots show to take names beginning with 'house' (empty: the key file's)",
+    "house_key_file": "file the house key is kept in when --house-key is empty, made the first time "
+    "(empty: $XDG_DATA_HOME/terrace-race/house.key); terrace-bot house reads the same",
     "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
     "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
     "established_races": "finished rated races a human account needs before its results count on the boards",
@@ -167,6 +178,8 @@ _HELP = {
     "daily_prepare": "seconds between checks that today's and tomorrow's daily deals are drawn (0: drawn when first asked for)",
     # ----- arenas
     "arena_schedule": "arenas made by the clock: 'VARIANT POOL LENGTHm every PERIODm', ';'-separated",
+    "house": "start house bots (terrace-bot house) waiting in these variants' queues, 'all' or "
+    "comma-separated; --house alone: all; they stop with the server",
 }
 
 
@@ -216,6 +229,7 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         parser.add_argument(
             "--" + f.name.replace("_", "-"),
             *_ALIASES.get(f.name, ()),
+            **_BARE.get(f.name, {}),
             type=kind,
             default=default,
             metavar=_kind_name(kind).upper(),
@@ -264,6 +278,10 @@ def parse(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None =
         parse_schedules(config.arena_schedule)
     except ValueError as e:
         problems.append(f"--arena-schedule: {e}")
+    try:
+        house_variants(config.house)
+    except ValueError as e:
+        problems.append(f"--house: {e}")
     if problems:
         parser.error("; ".join(problems))
     return config
@@ -279,6 +297,19 @@ def gc_thresholds(text: str) -> tuple[int, int, int] | None:
 
 
 _ALIASES = {"redis_url": ("--redis",)}
+_BARE: dict[str, dict[str, Any]] = {"house": {"nargs": "?", "const": "all"}}  # the flag alone means this
+
+
+def house_variants(spec: str) -> list[str]:
+    """The variants of the ``house`` setting (``"all"``, ``"terrace, louis"``); ValueError names a bad one."""
+    names = [p.strip() for p in spec.split(",") if p.strip()]
+    if "all" in names:
+        return list(VARIANTS)
+    for name in names:
+        if name not in VARIANTS:
+            raise ValueError(f"{name!r} is not a variant ({', '.join(VARIANTS)} or all)")
+    return list(dict.fromkeys(names))
+
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 REDIS_MODES = ("single", "cluster")

@@ -109,6 +109,8 @@ ERRORS: dict[str, str] = {
     "bad_name": "A name is 2 to 24 characters: letters, digits, '-' or '_', starting with a letter.",
     "name_taken": "The name {name!r} is taken.",
     "bad_token": "That token belongs to no account.",
+    "name_reserved": "Names beginning with 'house' ({name!r} is one) are kept for this server's own house bots; choose another name.",
+    "bad_house_key": "That is not this server's house key; a house name needs the key the server was given.",
     "bad_session": "That session is unknown or has expired; say hello again without it.",
     # races
     "no_race": "There is no race {race!r}.",
@@ -134,7 +136,7 @@ ERRORS: dict[str, str] = {
     "bad_board": "No such leaderboard: {detail}.",
     "not_on_board": "That player is not on the {board} board.",
     # the daily deal
-    "daily_attempted": "You have used your daily attempt at {variant} for {day}; ask with practice to play it again.",
+    "daily_attempted": "You have used your daily attempt at {variant} for {day}; play it again unrated as practice (terrace daily --practice; practice: true in daily_play).",
     "daily_attempt_first": "Play your rated daily attempt at {variant} before practising on today's deal.",
     "daily_account_needed": (
         "Today's {variant} deal is raced by accounts only, one rated attempt each, so that nobody"
@@ -165,7 +167,7 @@ ERRORS: dict[str, str] = {
     "already_in_arena": "You are already in arena {arena}; leave it first.",
     # limits and the server itself
     "rate_limited": "Too many messages; wait {retry_after} s.",
-    "same_address": "Another registered player in race {race} plays from your address or client; a race that may be rated takes one account per address and client.",
+    "same_address": "Another registered player in race {race} plays from your address or client, and it was created rated, which takes one account per address and client. To race each other, create a race without 'rated' (terrace play --create, or Create on the play page): it goes ahead unrated.",
     "too_many_races": "Too many races created by {by} are waiting to start (at most {limit}); start or leave one first.",
     "too_many_registrations": "Too many accounts were registered from your address; try again in {retry_after} s.",
     "busy": "Too many requests are waiting on this connection; wait for their answers.",

@@ -38,6 +38,10 @@ DealsMode = Literal["any", "winnable"]
 """Which seeds a created race may deal: any, or only one the solver proved winnable."""
 DEALS_MODES: tuple[DealsMode, ...] = get_args(DealsMode)
 
+Unrated = Literal["same_address"]
+"""Why a race that could have been rated is not: two registered players of one address (or
+client install) seated in a created race, which goes ahead unrated."""
+
 Topic = Literal["lobby", "leaderboards", "daily"]
 """What a connection may subscribe to."""
 TOPICS: tuple[Topic, ...] = get_args(Topic)

@@ -185,7 +185,7 @@ def test_the_import_map_has_no_circle() -> None:
 # before it. ``__init__`` is the package's own module, which may gather from all of them.
 CORE_ORDER = ["vocab", "errors", "rules", "wire", "solve", "race", "__init__"]
 SERVER_ORDER = [
-    "names", "config", "store", "periodic", "metrics", "collector", "players", "transport",
+    "names", "config", "workers", "store", "periodic", "metrics", "collector", "players", "transport",
     "races", "handlers", "features", "app", "__main__", "__init__",
 ]  # fmt: skip
 

@@ -82,6 +82,18 @@ def test_the_operations_guide_lists_every_server_setting_with_its_flag_and_varia
         assert f"| `--{f.name.replace('_', '-')}` | `{env_name(f.name)}` |" in guide, f.name
 
 
+def test_no_doc_shows_a_token_on_a_command_line() -> None:
+    """A token on a command line is in the process list for anyone on the machine: the docs show
+    ``$TERRACE_TOKEN`` or ``--token-file PATH``, never ``--token VALUE``."""
+    docs = [ROOT / "README.md", ROOT / "PROTOCOL.md", *sorted((ROOT / "docs").glob("*.md"))]
+    shown = [
+        f"{doc.name}: {m.group(0)}"
+        for doc in docs
+        for m in re.finditer(r"--token(?:[ =]+)(?!-)\S+", doc.read_text())
+    ]
+    assert shown == []
+
+
 def test_the_readme_is_read_in_five_minutes() -> None:
     assert len((ROOT / "README.md").read_text().splitlines()) <= 350
 

@@ -13,13 +13,16 @@ whose race ends while enough others wait goes home.
 **Pace.** While a person races, a house bot thinks before each move for a time
 drawn from its :class:`~bots.house.pace.Pace` (``planner@fast``; the house's own pace
 otherwise). Whether a person still races comes from one spectating connection
-(:class:`~bots.house.watch.Watcher`): once every person in the race has finished
-(``left``, resigned, reached the goal), the bots play at full speed, and once
-everyone who is not the house has finished (the person, and any other author's
-bot), they play on for ``PLAY_ON_FOR`` seconds, then resign, so the race ends and
-they are free again within seconds. A race of programs only (another author's bot
-and the house) is played at full speed from the first move, and the house bots
-play their games out: their places mean something to the bot's author.
+(:class:`~bots.house.watch.Watcher`).
+
+**One rule at the end: the house never hands a person the win.** Once every person in
+the race has finished (``left``, resigned, reached the goal), the house bots play their
+own games out at full speed: they never resign for the person's sake, so each game ends
+as a game does (the goal, stuck, the time limit): where its bot sees nothing more to
+play, the house tries the legal moves on its own, and stops only after ``PLAY_ON_MOVES``
+moves gained nothing (its score final either way), so the places are what was played. A person who resigns early is placed by
+what the bots then play. A race of programs only (another author's bot and the house) is
+played at full speed from the first move, the same way.
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ from bots.bot import Bot, Choice, View, load_bot
 from bots.house.pace import DEFAULT_PACE, Pace, pace_named, split_pace
 from bots.house.watch import Watcher
 from bots.sdk import Racer, RaceResult, SDKError
+from link import Offline
 from terrace import VARIANTS
+from terrace.wire import house
 
 log = logging.getLogger("terrace.bot")
 
@@ -46,8 +51,11 @@ DEFAULT_MAX_BOTS = 30  # house bots connected at once, waiting and racing, over 
 NAME_MAX = 24  # the server's longest name
 NAME_TRIES = 50  # names tried for one bot before the house gives up (each taken by someone else)
 # short enough that a bot's name with its variant fits NAME_MAX
+# moves a house bot tries on its own, once its bot sees nothing more to play, before it stops
+PLAY_ON_MOVES = 300
 VARIANT_TAGS = {"terrace": "terrace", "queen-of-italy": "queen", "signora": "signora", "louis": "louis"}
-PLAY_ON_FOR = 2.0  # seconds a house bot plays on once the person (and all but the house) finished
+WAIT_FOR_SERVER = 120.0  # seconds the house waits for its server to answer before giving up
+SERVER_RETRY = 1.0  # seconds between tries while it waits
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,9 @@ class House:
         pace: str = DEFAULT_PACE,
         max_bots: int = DEFAULT_MAX_BOTS,
         seed: int | None = None,
+        house_key: str | None = None,
+        house_key_file: str = "",
+        wait_for_server: float = WAIT_FOR_SERVER,
     ) -> None:
         for v in variants:
             if v not in VARIANTS:
@@ -115,8 +126,14 @@ class House:
         self.goal = goal
         self.races = races  # races per bot; a fixed lineup then (no bots added on demand)
         self.prefix = prefix
+        # the server's key for names beginning with "house" (terrace.wire.house): given, else
+        # $TERRACE_HOUSE_KEY, else the key file a server on this machine made (read once the
+        # server answers: a server started with the house makes it as it starts)
+        self.house_key = house_key
+        self.house_key_file = house_key_file
         self.paces = [pace_named(s.pace or pace) for s in lineup]
         self.max_bots = max_bots
+        self.wait_for_server = wait_for_server
         self.rng = random.Random(seed)
         self.own = _Own()  # the house bots' player ids, as they are now
         self.watcher = Watcher(url, self.own)
@@ -129,7 +146,16 @@ class House:
 
     async def run(self) -> list[RaceResult]:
         """Run until every bot played ``races`` races (None: until cancelled); returns the results."""
-        await self.watcher.open()  # no server: fail here, before anything is said to be waiting
+        await (
+            self._server_answers()
+        )  # no server after the wait: fail here, before anything is said to be waiting
+        self.house_key = self.house_key or house.house_key(file=self.house_key_file)
+        if self.house_key is None and self.prefix.lower().startswith("house"):
+            await self.watcher.close()
+            raise SDKError(
+                f"no house key: set {house.ENV_KEY} to the server's (--house-key), or run the house on the "
+                f"server's machine, where the server keeps it in {house.key_path(self.house_key_file)}"
+            )
         try:
             for i in range(len(self.lineup)):
                 for v in self.variants:
@@ -153,6 +179,26 @@ class House:
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.watcher.close()
         return self.results
+
+    async def _server_answers(self) -> None:
+        """Open the watcher's connection, waiting for a server that is not up yet (started in the
+        same breath as the house, it may still be loading): said once, then tried every second,
+        up to ``wait_for_server`` seconds (then Offline, as with no server at all)."""
+        deadline = asyncio.get_running_loop().time() + self.wait_for_server
+        said = False
+        while True:
+            try:
+                await self.watcher.open()
+                break
+            except Offline:
+                if asyncio.get_running_loop().time() >= deadline:
+                    raise
+                if not said:
+                    said = True
+                    print(f"house: waiting for the server at {self.url} to answer…", flush=True)
+                await asyncio.sleep(SERVER_RETRY)
+        if said:
+            print(f"house: the server at {self.url} answered.", flush=True)
 
     def _name(self, slot: int, variant: str) -> str:
         """The next name for a bot of ``slot`` in ``variant``'s queue: ``house-greedy-3``, or with
@@ -194,7 +240,7 @@ class House:
         def paced() -> Bot:
             return Paced(inner(), pace, self, seat)
 
-        racer = Racer(paced, self.url, name=name)
+        racer = Racer(paced, self.url, name=name, house_key=self.house_key)
         try:
             for _ in range(NAME_TRIES):
                 try:
@@ -207,7 +253,7 @@ class House:
                     await racer.close()
                     taken, name = name, self._name(seat.slot, seat.variant)
                     log.info("%s is taken; trying %s", taken, name)
-                    racer = Racer(paced, self.url, name=name)
+                    racer = Racer(paced, self.url, name=name, house_key=self.house_key)
             else:
                 raise SDKError(f"no free house name after {NAME_TRIES} tries (the last: {name})")
             self.own.racers.add(racer)
@@ -258,6 +304,8 @@ class Paced(Bot):
         self.seat = seat
         self.race = ""
         self.moves = 0
+        self.progress: tuple[object, ...] = ()  # (score, stock) when a card last went home or the stock moved
+        self.tries = 0  # moves tried on its own since then, its bot seeing nothing to play
 
     def start(self, race: dict[str, Any]) -> None:
         self.race = str(race["race"])
@@ -269,14 +317,22 @@ class Paced(Bot):
     async def choose(self, view: View, legal: list[str]) -> Choice:
         if self.pace.median > 0:
             seconds = self.pace.draw(self.house.rng, first=self.moves == 0)
+            # returns at once when no person races any more: full speed from then on, and no
+            # resigning (the places must be what was played; see the module docstring)
             await self.house.watcher.think(self.race, seconds)
-            gone = self.house.watcher.others_gone_for(self.race)
-            if gone is not None and gone > PLAY_ON_FOR:
-                return None  # nobody to race any more: resign rather than keep the next person waiting
         self.moves += 1
         choice = self.inner.choose(view, legal)
         if inspect.isawaitable(choice):
             choice = await choice
+        progress = (view.get("score"), view.get("stock"))
+        if progress != self.progress:
+            self.progress, self.tries = progress, 0
+        if choice is None and legal and self.tries < PLAY_ON_MOVES:
+            # its bot gives up, but the game may still go on: a house bot plays it out (a card
+            # may yet go home) rather than resign; after PLAY_ON_MOVES moves with nothing gained
+            # it stops, its score final either way
+            self.tries += 1
+            return self.house.rng.choice(legal)
         return choice
 
     def finish(self, result: dict[str, Any]) -> None:
@@ -293,7 +349,22 @@ async def keep_house(
     prefix: str = "house",
     pace: str = DEFAULT_PACE,
     max_bots: int = DEFAULT_MAX_BOTS,
+    house_key: str | None = None,
+    house_key_file: str = "",
+    wait_for_server: float = WAIT_FOR_SERVER,
 ) -> list[RaceResult]:
     """Run a :class:`House` until ``races`` races each (None: until cancelled)."""
-    house = House(url, lineup, variants, goal=goal, races=races, prefix=prefix, pace=pace, max_bots=max_bots)
-    return await house.run()
+    keeper = House(
+        url,
+        lineup,
+        variants,
+        goal=goal,
+        races=races,
+        prefix=prefix,
+        pace=pace,
+        max_bots=max_bots,
+        house_key=house_key,
+        house_key_file=house_key_file,
+        wait_for_server=wait_for_server,
+    )
+    return await keeper.run()

@@ -1,9 +1,8 @@
 """Who still races beside the house: one spectating connection for all of its races.
 
-A house bot thinks at a person's pace only while a person races with it. In a race
-a person sat in, it leaves soon after everyone who is not the house (the person,
-another author's bot) has finished; against programs alone it plays its game out,
-as a bot author measuring a bot expects. The house's bots each have their own connection, whose
+A house bot thinks at a person's pace only while a person races with it; once no
+person races any more it plays its game out at full speed (never resigning: the
+places must be what was played), as it does against programs alone. The house's bots each have their own connection, whose
 pushes the SDK reads; so the house watches the races its bots are in from one
 more connection, as a spectator: the ``spectating`` answer and every ``standings``
 push say, row by row, who is a person (``kind``) and who has finished. A race
@@ -44,18 +43,11 @@ RECONNECT_DELAYS = (
 class _Race:
     known: asyncio.Event = field(default_factory=asyncio.Event)
     people_done: asyncio.Event = field(default_factory=asyncio.Event)  # set: no person races any more
-    person_seen: bool = False  # a person sat in the race
-    others_done_at: float | None = None  # loop time when nobody but the house raced any more
 
 
 def people_racing(rows: Iterable[Mapping[str, Any]]) -> bool:
     """Whether a standings row is a person (``kind: human``) who has not finished."""
     return any(r["player"].get("kind") != "bot" and not r.get("finished") for r in rows)
-
-
-def others_racing(rows: Iterable[Mapping[str, Any]], house: Container[str]) -> bool:
-    """Whether a standings row is a player not in ``house`` (ids) who has not finished."""
-    return any(r["player"].get("id") not in house and not r.get("finished") for r in rows)
 
 
 class Watcher:
@@ -151,17 +143,5 @@ class Watcher:
         state.known.set()
         if not rows and not over:
             return  # an empty table says nothing of who races (a node without the race's rows yet)
-        if any(r["player"].get("kind") != "bot" for r in rows):
-            state.person_seen = True
         if not people_racing(rows):
             state.people_done.set()
-        if state.others_done_at is None and not others_racing(rows, self.house):
-            state.others_done_at = asyncio.get_running_loop().time()
-
-    def others_gone_for(self, race: str) -> float | None:
-        """Seconds since the last player in ``race`` who is not the house finished, in a race a
-        person sat in (None: somebody races, no person ever sat in it, or unknown)."""
-        state = self.races.get(race)
-        if state is None or state.others_done_at is None or not state.person_seen:
-            return None
-        return asyncio.get_running_loop().time() - state.others_done_at

@@ -72,15 +72,24 @@ class Attempts:
         running: str,
         ttl: int,
         race_id: str | None = None,
+        confirm: Callable[[], Awaitable[Mapping[str, Any]]] | None = None,
     ) -> RaceDriver:
         """Start ``player``'s attempt on ``deal`` (as ``race_id``, from :meth:`new_id`, if given):
         marked on the ``running`` board first (so a reveal waits for it), then raced. Refuses a
-        player who is not free, with the mark given back."""
+        player who is not free, with the mark given back.
+
+        ``confirm``, once the mark is in the store, reads again what a reveal may have changed
+        while the attempt was being prepared, and gives the ``owner`` to start with (or raises,
+        the mark given back): a reveal that counted no running attempt before the mark is seen
+        here, so no attempt counts on a deal already told."""
         race_id = race_id or self.new_id()
         self.registry.check_free(player)
         ends = now_ms() + int(1000 * (self.config.countdown + rules.time_limit)) + MARGIN_MS
         await self.store.board_put(running, race_id, ends, "set", ttl)
-        try:  # anything may have happened while the store answered; nothing is awaited from here on
+        try:
+            if confirm is not None:
+                owner = await confirm()
+            # anything may have happened while the store answered; nothing is awaited from here on
             self.registry.check_free(player)
         except Exception:
             await self.store.board_put(running, race_id, 0, "set", ttl)

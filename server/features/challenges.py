@@ -193,7 +193,19 @@ class Challenges:
         # an attempt on a revealed deal is practice: it never comes on the board
         owner = {"kind": "challenge", "challenge": cid, "counted": not kept.get("revealed")}
         deal = Drawn(bytes.fromhex(str(kept["seed"])), list(kept["solution"]))
-        driver = await self.attempts.start(player, rules, deal, ghosts, owner, _running(cid), KEEP)
+
+        async def confirm() -> Mapping[str, Any]:
+            # read again with the attempt marked running: a reveal in between is seen here
+            now = await self._challenge(cid)
+            if now.get("revealed"):
+                return {**owner, "counted": False}
+            if now.get("closing"):
+                raise ProtocolError("challenge_closing", challenge=cid)
+            return owner
+
+        driver = await self.attempts.start(
+            player, rules, deal, ghosts, owner, _running(cid), KEEP, confirm=confirm
+        )
         return {
             "type": "challenge_playing",
             "challenge": cid,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import secrets
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -20,6 +19,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from server.config import Config
 from server.periodic import repeat
 from server.store import Store, StoreDown
+from server.workers import pool
 from terrace.errors import ProtocolError
 from terrace.race.daily import DailyDeal, draw, shift
 from terrace.rules.variants import VARIANTS
@@ -78,7 +78,7 @@ class DailyDeals:
             secret = await self.secret()
             loop = asyncio.get_running_loop()
             if self.executor is None:
-                self.executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
+                self.executor = pool(1)
             drawn = await loop.run_in_executor(self.executor, draw, secret, variant, day, RULES_VERSION)
             log.info("daily %s %s: candidate %d proven winnable", variant, day, drawn.counter)
             # two nodes drawing at once draw the same deal; the first write wins all the same

@@ -14,6 +14,13 @@ game's analysis at most (about ten seconds of one core). The
 analysis is saved in the store beside the record (memory or Redis: any node
 then answers it) and never made twice at once for one race.
 
+The asker's own game is analysed first, and each game done is told in the ``analysing``
+answers (``players``) while the others are made: a person sees their own game within
+seconds. The worker's turns are fair by address (:class:`~server.features.fair.FairTurns`):
+an address asking about many races gets one game a round, as one asking about one race
+does, and an address has at most ``PER_ADDRESS`` races in making, so it cannot fill the
+server's slots and keep another address's race out.
+
 A record whose analysis fails (a move list that does not replay: a record changed in the
 store by hand) is answered ``internal`` from then on, and logged once; nothing is kept.
 
@@ -31,13 +38,14 @@ from concurrent.futures import Executor
 from typing import Any, cast
 
 from server.config import Config
+from server.features.fair import FairTurns
 from server.handlers.dispatch import Handler
 from server.players.accounts import Player
 from server.store import Store, StoreDown
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
 from terrace.solve.hindsight import analyse_game
-from terrace.wire.messages import Analysing, AnalysisAnswer, AnalysisQuery
+from terrace.wire.messages import Analysing, AnalysisAnswer, AnalysisQuery, GameHindsight
 
 log = logging.getLogger("terrace.server")
 
@@ -45,7 +53,8 @@ Message = Mapping[str, Any]
 
 RETRY_AFTER = 1  # seconds a client waits before asking again while an analysis is made
 BUSY_RETRY_AFTER = 5  # the same when other races' analyses are being made (one at a time)
-RUNNING_AT_ONCE = 4  # races being analysed (one solve at a time among them) before others wait their turn
+RUNNING_AT_ONCE = 16  # races being analysed (one solve at a time among them) before others wait their turn
+PER_ADDRESS = 2  # races one address may have in making at once (its others wait: come back later)
 
 
 # The record of a finished race as the asker may see it (``not_finished``, ``no_race`` else).
@@ -62,7 +71,9 @@ class Analyses:
         self.nodes = config.analysis_nodes
         self.probes = config.analysis_probes
         self._running: dict[str, asyncio.Task[None]] = {}  # race id -> its analysis being made
-        self._one_solve = asyncio.Semaphore(1)  # one worker at most: the others serve live races
+        self._done: dict[str, dict[str, dict[str, Any]]] = {}  # race id -> player id -> game told so far
+        self._by_address: dict[str, set[str]] = {}  # address -> races it has in making
+        self._turns = FairTurns(1)  # one worker at most (the others serve live races), fair by address
         self._failed: set[str] = set()  # races whose analysis failed: never tried again
         self.games = 0  # games analysed in the workers since the start
 
@@ -75,10 +86,15 @@ class Analyses:
         record = await self.records(req.race, conn.player)
         if "seed" not in record:
             raise ProtocolError("not_revealed", what="This race's deal", when="")
-        return await self.answer(record)
+        # whose game first: the asker's own, or the one a page names (it knows no hello)
+        first = conn.player.id if conn.player else req.first
+        return await self.answer(record, conn.address, first)
 
-    async def answer(self, record: Mapping[str, Any]) -> AnalysisAnswer | Analysing:
-        """The race's analysis, or ``analysing`` while it is made (started here if it is not)."""
+    async def answer(
+        self, record: Mapping[str, Any], address: str = "", asker: str | None = None
+    ) -> AnalysisAnswer | Analysing:
+        """The race's analysis, or ``analysing`` while it is made (started here if it is not),
+        with the games done so far; ``asker``'s own game is made first."""
         race_id = str(record["id"])
         kept = await self.store.analysis(race_id)
         if kept is not None:
@@ -86,23 +102,42 @@ class Analyses:
         if race_id in self._failed:
             raise ProtocolError("internal")
         if race_id not in self._running:
-            if len(self._running) >= RUNNING_AT_ONCE:  # bounded: asking about every race costs nothing more
+            mine = self._by_address.setdefault(address, set())
+            # bounded: asking about every race costs nothing more, and no address takes every slot
+            if len(self._running) >= RUNNING_AT_ONCE or len(mine) >= PER_ADDRESS:
                 return {"type": "analysing", "race": race_id, "retry_after": BUSY_RETRY_AFTER}
-            task = asyncio.get_running_loop().create_task(self._make(record))
+            task = asyncio.get_running_loop().create_task(self._make(record, address, asker))
             self._running[race_id] = task
-            task.add_done_callback(lambda _: self._running.pop(race_id, None))
-        return {"type": "analysing", "race": race_id, "retry_after": RETRY_AFTER}
+            mine.add(race_id)
+            task.add_done_callback(lambda _: self._finished(race_id, address))
+        answer: Analysing = {"type": "analysing", "race": race_id, "retry_after": RETRY_AFTER}
+        done = self._done.get(race_id)
+        if done:  # the games made so far, in the record's order
+            rows = [r for r in record["results"] if str(r["player"]["id"]) in done]
+            answer["players"] = cast(list[GameHindsight], [done[str(r["player"]["id"])] for r in rows])
+        return answer
 
-    async def _make(self, record: Message) -> None:
+    def _finished(self, race_id: str, address: str) -> None:
+        self._running.pop(race_id, None)
+        self._done.pop(race_id, None)
+        mine = self._by_address.get(address)
+        if mine is not None:
+            mine.discard(race_id)
+            if not mine:
+                del self._by_address[address]
+
+    async def _make(self, record: Message, address: str = "", asker: str | None = None) -> None:
         race_id = record["id"]
         try:
             games: dict[tuple[str, ...], dict[str, Any]] = {}  # players who made the same moves: once
-            players = []
-            for row in record["results"]:
+            done = self._done.setdefault(race_id, {})
+            rows = record["results"]
+            for row in sorted(rows, key=lambda r: str(r["player"]["id"]) != asker):  # the asker's first
                 moves = tuple(row["move_list"])
                 if moves not in games:
-                    games[moves] = await self._game(record, list(moves))
-                players.append({"player": row["player"], **games[moves]})
+                    games[moves] = await self._game(record, list(moves), address)
+                done[str(row["player"]["id"])] = {"player": row["player"], **games[moves]}
+            players = [{"player": row["player"], **games[tuple(row["move_list"])]} for row in rows]
             analysis = {
                 "hindsight": True,  # found with the stock known, which no player saw
                 "budget": {"nodes": self.nodes, "probes": self.probes},
@@ -116,11 +151,11 @@ class Analyses:
             log.exception("analysis of race %s failed", race_id)
             self._failed.add(race_id)
 
-    async def _game(self, record: Message, moves: list[str]) -> dict[str, Any]:
+    async def _game(self, record: Message, moves: list[str], address: str = "") -> dict[str, Any]:
         seed = bytes.fromhex(record["seed"])
         version = record.get("rules_version", 1)
         loop = asyncio.get_running_loop()
-        async with self._one_solve:  # one game at a time, whichever race it is for
+        async with self._turns.turn(address):  # one game at a time, addresses in turn
             answer, why = await loop.run_in_executor(
                 self.executor, _analyse, record["variant"], seed, moves, version, self.nodes, self.probes
             )

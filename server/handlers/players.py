@@ -53,7 +53,9 @@ class PlayerRequests:
     async def on_hello(self, conn: Connection, req: Hello) -> None:
         if conn.player is not None:
             raise ProtocolError("already_welcomed", name=conn.player.name)
-        player = await self.accounts.hello(req.name, req.token, req.session, req.kind or "human")
+        player = await self.accounts.hello(
+            req.name, req.token, req.session, req.kind or "human", req.house_key
+        )
         conn.views = req.views or "full"
         await self._attach(conn, player, req)
         return None
@@ -66,7 +68,7 @@ class PlayerRequests:
         if wait:
             raise ProtocolError("too_many_registrations", retry_after=math.ceil(wait))
         try:
-            token, player = await self.accounts.register(req.name, req.kind or "human")
+            token, player = await self.accounts.register(req.name, req.kind or "human", req.house_key)
         except Exception:
             bucket.tokens += 1  # a refused name (taken, bad) or a store down costs nothing: try again
             raise

@@ -15,6 +15,7 @@ can return to their race; registered players may also say hello with their token
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import secrets
 import time
@@ -62,18 +63,29 @@ def check_name(name: str) -> str:
 class Accounts:
     """Registers accounts and opens sessions; players live as long as the server."""
 
-    def __init__(self, store: Store, session_ttl: float = 86_400.0) -> None:
+    def __init__(self, store: Store, session_ttl: float = 86_400.0, house_key: str = "") -> None:
         self.store = store
         self.session_ttl = session_ttl
+        self.house_key = house_key  # names beginning with "house" need it (server.names.reserved)
         self._sessions: dict[str, Player] = {}  # session token hash -> player
         self._players: dict[str, Player] = {}  # player id -> player
         # name key (server.names) -> the guest known by that name, or None while a register
         # or a guest hello of it waits for the store
         self._names: dict[str, Player | None] = {}
 
-    async def register(self, name: str, kind: str) -> tuple[str, Player]:
+    def check_house(self, name: str, house_key: str | None) -> None:
+        """Refuse a house name (``house-...``, folded) without this server's house key."""
+        if not names.reserved(name):
+            return
+        if house_key is None:
+            raise ProtocolError("name_reserved", name=name)
+        if not self.house_key or not hmac.compare_digest(house_key.encode(), self.house_key.encode()):
+            raise ProtocolError("bad_house_key")
+
+    async def register(self, name: str, kind: str, house_key: str | None = None) -> tuple[str, Player]:
         """A new account; returns its token (never stored) and its player."""
         check_name(name)
+        self.check_house(name, house_key)
         held = self._hold(name)  # no guest hello may take the name while the store is asked
         try:
             token = secrets.token_hex(24)  # hex: never a leading "-" that a command line reads as a flag
@@ -107,7 +119,12 @@ class Accounts:
                 del self._names[k]
 
     async def hello(
-        self, name: str | None, token: str | None, session: str | None, kind: str = "human"
+        self,
+        name: str | None,
+        token: str | None,
+        session: str | None,
+        kind: str = "human",
+        house_key: str | None = None,
     ) -> Player:
         """The player behind a hello: by session, by account token, or a new guest of ``kind``
         (an account's kind was fixed when it registered)."""
@@ -129,6 +146,7 @@ class Accounts:
                 known or self._open(account.id, account.name, account.kind, registered=True)
             )
         guest = check_name(name) if name is not None else self._guest_name()
+        self.check_house(guest, house_key)
         held = self._hold(guest)
         try:
             if await self.store.account_by_name(guest) is not None:

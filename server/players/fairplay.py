@@ -33,6 +33,7 @@ from typing import Any
 
 from server.config import Config
 from server.store import Account, BoardPut, Store
+from terrace.race.held import FEW_RACES, NEW_ACCOUNT, PACE, VOIDED
 from terrace.race.pace import inhuman
 from terrace.rules.variants import VARIANTS
 
@@ -42,8 +43,7 @@ Message = dict[str, Any]
 
 FLAG_TTL = 90 * 86_400  # a flag (and what it held back) is kept this long
 FLAGS = "fairplay:flags"  # board of flags: member "<race>:<player>", score = when (ms)
-# the reasons a result does not count: the first two quietly (a new account), the others flagged
-NEW_ACCOUNT, FEW_RACES, PACE, VOIDED = "new_account", "few_races", "inhuman_pace", "voided"
+# the reasons a result does not count (terrace.race.held): the first two quietly, the others flagged
 FLAGGED = (PACE, VOIDED)
 
 

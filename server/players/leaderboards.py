@@ -183,7 +183,9 @@ class Leaderboards:
         registered = [r for r in rows if not r["player"].get("guest", True)]
         puts: list[tuple[Board, BoardPut]] = []
         now = self.clock()
-        pool = pool_of(rows)
+        # a created race that seated two accounts of one address went ahead unrated (said before it
+        # started): it counts like a race with a guest in it, on no board
+        pool = None if record.get("unrated") else pool_of(rows)
         # Every player of a race has the same deal, and anyone may turn the stock through and tell
         # it: a time counts only when nobody could have told it to the player, in a race alone or
         # in a rated one (registered players, one per address); a win only in a rated race.

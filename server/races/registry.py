@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from server.config import Config
 from server.metrics import Metrics
@@ -161,7 +162,7 @@ class Registry:
         self, player: Player, req: Create, address: str = "?", drawn: Drawn | None = None
     ) -> RaceDriver:
         rules, joining = self._rules(player, req, address)
-        driver = self.new(rules, player, drawn)
+        driver = self.new(rules, player, drawn, options=RaceOptions(rated_only=True) if req.rated else PLAIN)
         self.made_by[driver.id] = (player.id, address)
         variant, goal, seats = rules.variant, rules.goal, rules.seats
         log.info("race %s created by %s: %s %s, %d seats", driver.id, player.name, variant, goal, seats)
@@ -216,15 +217,35 @@ class Registry:
             raise ProtocolError("already_queued")
 
     def seat(self, driver: RaceDriver, player: Player, check: bool = True) -> None:
-        """Seat ``player``; unless ``check`` is off (matchmaking chose its group already), refuse a
-        registered player whose address already has its share of registered seats in the race."""
-        if check and self.clashes([self.accounts.get(pid) for pid in driver.race.seats], player):
-            raise ProtocolError("same_address", race=driver.id)
-        effects = driver.race.seat(player.public(), now_ms())
+        """Seat ``player``. Unless ``check`` is off (matchmaking chose its group already), a
+        registered player whose address already has its share of registered seats in the race
+        makes it unrated (friends on one network may race each other, for no rating), said in
+        the race's summary before it starts; a race created ``rated`` refuses them instead."""
+        race = driver.race
+        before = race.options
+        if check and self.clashes([self.accounts.get(pid) for pid in race.seats], player):
+            if before.rated_only:
+                raise ProtocolError("same_address", race=driver.id)
+            race.options = replace(before, unrated="same_address")  # before the seat: its push says so
+        try:
+            effects = race.seat(player.public(), now_ms())
+        except ProtocolError:
+            race.options = before  # full, started, not for this kind: nothing changed
+            raise
         player.race = driver.id
         driver.apply(effects)
 
-    def clashes(self, seated: list[Player | None], player: Player) -> bool:
+    def _rated_again(self, driver: RaceDriver, leaving: Player) -> None:
+        """A created race made unrated by two accounts of one address is rated again once one of
+        them leaves before the start (said in the race push the leave makes)."""
+        race = driver.race
+        if race.options.unrated is None:
+            return
+        left = [p for pid in race.seats if pid != leaving.id and (p := self.accounts.get(pid)) is not None]
+        if not any(self.clashes(left, p) for p in left):
+            race.options = replace(race.options, unrated=None)
+
+    def clashes(self, seated: Sequence[Player | None], player: Player) -> bool:
         """Whether seating ``player`` beside ``seated`` puts more registered players of one address, or
         of one client install, in a race than ``rated_seats_per_address``: two accounts of one
         person could farm a rating."""
@@ -256,6 +277,7 @@ class Registry:
         if driver.race.state == "running":  # once the first view is dealt, leaving is a finish of its own
             driver.apply(await driver.resign(player.id, "left"))
         else:
+            self._rated_again(driver, player)  # before the unseat: its race push says so
             driver.apply(driver.race.unseat(player.id, now_ms()))
 
     def start(self, player: Player, race_id: str) -> RaceDriver:

@@ -1,7 +1,10 @@
 // Arenas: the list (upcoming, running, finished) and one arena's page: a countdown to its start
 // or its end, the scoring rule, live standings (pushed as its races end) and its races, each
-// linked to its own page where it can be checked.
-import { clock, el, who } from "./ui.js";
+// linked to its own page where it can be checked. Join races in it from the play page
+// (/play?arena=ID); Leave here too, as the player the play page remembers.
+import { clock, el, message, who } from "./ui.js";
+
+const remembered = (k) => localStorage.getItem("terrace." + k);
 
 const RULE = "A race earns one point per player you beat (players in the race minus your place), " +
   "doubled once you have won your two previous arena races in a row.";
@@ -64,14 +67,36 @@ function one(main, id, conn) {
   const when = el("p", { id: "countdown", role: "timer", "aria-live": "off" });
   const table = el("section", { id: "arena-standings", "aria-live": "polite", "aria-label": "standings" });
   const races = el("section", { id: "arena-races", "aria-label": "races" });
-  main.replaceChildren(head, when, el("p", { class: "rule", text: RULE }), table, races);
+  const seat = el("div", { id: "arena-seat-box" });
+  const said = el("div", { "aria-live": "polite" });
+  main.replaceChildren(head, when, seat, said, el("p", { class: "rule", text: RULE }), table, races);
   let arena = null;
 
   const tick = () => { if (arena) when.textContent = countdown(arena); };
+  // Join: the play page joins and races; Leave: said as the player this browser races as
+  const drawSeat = () => {
+    const mine = remembered("arena") === id;
+    if (stateOf(arena) === "finished") return seat.replaceChildren();
+    seat.replaceChildren(el("p", { class: "buttons" },
+      mine ? el("a", { class: "button primary", id: "arena-back", href: `/play?arena=${id}`, text: "Back to your races" })
+        : el("a", { class: "button primary", id: "arena-join", href: `/play?arena=${id}`, text: "Join" }),
+      mine ? el("button", { type: "button", id: "arena-leave", text: "Leave", onclick: leave }) : "",
+      el("span", { class: "hint", text: mine ? " You are in this arena." : ` Race in it from this browser (${arena.pool === "bots" ? "bots join with: terrace-bot run BOT --arena " + id : "as a guest or with your account"}).` })));
+  };
+  const leave = async () => {
+    const session = remembered("session"), token = remembered("token");
+    const hello = await conn.request("hello", session ? { session } : token ? { token } : { name: remembered("name") || "" });
+    const left = hello.type === "welcome" ? await conn.request("arena_leave", { arena: id }) : hello;
+    if (left.type === "error" && left.code !== "not_in_arena") return message(said, left.message, "error");
+    localStorage.removeItem("terrace.arena");
+    message(said, "You left the arena: your points stay on its standings.");
+    drawSeat();
+  };
   const draw = () => {
     head.replaceChildren(el("h1", { text: `Arena ${arena.name || arena.id}` }),
-      el("p", { id: "arena-meta", text: `${arena.variant} · goal ${arena.goal} · pool ${arena.pool} · ${stateOf(arena)}` }));
+      el("p", { id: "arena-meta", text: `${arena.variant} · goal ${arena.goal} · pool ${arena.pool} · ${stateOf(arena)} · ${arena.players} player${arena.players === 1 ? "" : "s"} (${arena.joined} joined)` }));
     tick();
+    drawSeat();
     const rows = arena.standings;
     table.replaceChildren(el("h2", { text: stateOf(arena) === "finished" ? "Final standings" : "Standings" }),
       rows.length ? el("table", { class: "leaderboard arena-standings" },

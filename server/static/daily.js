@@ -75,7 +75,11 @@ export function mount(main, _arg, conn) {
       el("dt", { text: "goal" }), el("dd", { text: `${a.goal} · ${Math.round(a.time_limit / 60)} min from your first view` }),
       el("dt", { text: "commitment" }), el("dd", {}, el("code", { id: "commitment", text: a.commitment })),
       el("dt", { text: "next day's commitment" }), el("dd", {}, el("code", { id: "next-commitment", text: a.next_commitment })));
-    const parts = [el("h2", { text: `${a.variant} · ${a.day} · ${a.pool} · ${a.total} attempt${a.total === 1 ? "" : "s"}` }), facts, board(a.board)];
+    const parts = [el("h2", { text: `${a.variant} · ${a.day} · ${a.pool} · ${a.total} attempt${a.total === 1 ? "" : "s"}` }),
+      // the play page asks before it spends the day's one rated attempt
+      over ? "" : el("p", {}, el("a", { class: "button primary", id: "daily-play", href: `/play?daily=${encodeURIComponent(a.variant)}`, text: "Race today's deal" }),
+        " (with an account: one rated attempt a day, asked before it starts)"),
+      facts, board(a.board)];
     if (over) {
       const ok = (await commitmentOf(a.seed)) === a.commitment;
       facts.append(el("dt", { text: "seed (revealed)" }), el("dd", {}, el("code", { id: "seed", text: a.seed }),

@@ -3,15 +3,20 @@
 // The server makes it in its workers; while it does, it answers `analysing` and this page asks again.
 import { el } from "./ui.js";
 
-// Asks for the race's analysis until it is made; calls `ready(analysis)` once, or `failed(message)`.
-export function watchHindsight(conn, raceId, ready, failed) {
+// Asks for the race's analysis until it is made; calls `ready(analysis)` once, or `failed(message)`;
+// meanwhile `partial(analysis)` with the games made so far (the asker's own first), as they come.
+export function watchHindsight(conn, raceId, ready, failed, partial = () => {}, first = null) {
+  let told = 0;
   let stopped = false;
   const ask = async () => {
     if (stopped) return;
-    const a = await conn.request("analysis", { race: raceId });
+    const a = await conn.request("analysis", first ? { race: raceId, first } : { race: raceId });
     if (stopped) return;
     if (a.type === "analysis") return ready(a);
-    if (a.type === "analysing") return setTimeout(ask, (a.retry_after || 1) * 1000);
+    if (a.type === "analysing") {
+      if (a.players && a.players.length > told) { told = a.players.length; partial({ ...a, pending: true }); }
+      return setTimeout(ask, (a.retry_after || 1) * 1000);
+    }
     failed(a.message || "no analysis");
   };
   ask();
@@ -48,13 +53,39 @@ function sentence(g) {
   }
 }
 
-// The panel: one line per game, a button to the move that lost it, and the win the player missed.
+// The last position proven winnable worth a jump (not the deal, not a won game's end), or null.
+export function lastWinnable(g) {
+  return g.verdict !== "won" && g.last_winnable !== null && g.last_winnable > 0 ? g.last_winnable : null;
+}
+
+// Marks on the move slider: ✓ the last winnable position, ⚑ the move that lost it, per game.
+// `most` is the slider's maximum; each mark is a button that jumps there.
+export function sliderMarks(analysis, most, jump) {
+  const marks = [];
+  for (const g of analysis ? analysis.players : []) {
+    const win = lastWinnable(g);
+    if (win !== null) marks.push([win, "winmark", "✓", `${g.player.name}: last position proven winnable, after move ${win}`, g]);
+    if (g.losing_move !== null) marks.push([g.losing_move + 1, "lostmark", "⚑", `${g.player.name}: move ${g.losing_move + 1} lost it`, g]);
+  }
+  // the thumb's centre runs from half a thumb in to half a thumb short of the end (16 px thumbs)
+  return el("div", { class: "marks", "aria-label": "marks on the moves" }, marks.map(([at, cls, sign, words, g]) => {
+    const mark = el("button", { type: "button", class: `mark ${cls === "winmark" ? "mark-win" : "mark-lost"}`, "data-step": at, title: words, "aria-label": words, onclick: () => jump(at, g.player), text: sign });
+    mark.style.left = `calc(8px + (100% - 16px) * ${most ? at / most : 0})`; // (a style attribute would break the pages' CSP)
+    return mark;
+  }));
+}
+
+// The panel: one line per game, buttons to the last winnable position and to the move that lost
+// it, and the win the player missed. While the others are made (`pending`), the games done so far.
 export function hindsightPanel(analysis, jump) {
   return el("section", { id: "hindsight", class: "hindsight" },
     el("h2", { text: "Where was it lost" }),
     el("p", { class: "hint", text: "Hindsight: the server's solver looked at each game again with the stock known, which no player saw. It claims only what it proved." }),
+    analysis.pending ? el("p", { class: "hint", id: "hindsight-pending", text: "Still looking at the other games…" }) : "",
     el("ul", {}, analysis.players.map((g) => el("li", { "data-player": g.player.name },
       el("strong", { text: g.player.name }), `: ${sentence(g)} `,
+      lastWinnable(g) !== null ? el("button", { type: "button", class: "jump-winnable", onclick: () => jump(lastWinnable(g), g.player), text: `show the last winnable position (after move ${lastWinnable(g)})` }) : "",
+      " ",
       g.losing_move !== null ? el("button", { type: "button", class: "jump", onclick: () => jump(g.losing_move + 1, g.player), text: `show move ${g.losing_move + 1}` }) : "",
       g.continuation.length && g.last_winnable !== null
         ? el("details", {}, el("summary", { text: `a win from ${g.last_winnable === 0 ? "the deal" : `after move ${g.last_winnable}`} (${g.continuation.length} moves)` }),

@@ -62,16 +62,23 @@ function raceCard(r, rows) {
       : el("ul", { class: "players" }, r.players.map((p) => el("li", {}, who(p)))));
 }
 
+// What won the race: the goal and its time, or (nobody reached it) the cards home that placed
+// first; never "stuck 1:17.8", which reads as a loss and gives the time play stopped, not a finish.
+function wonWith(row) {
+  if (row.finish === "goal" && row.time !== null) return `goal in ${raceTime(row.time)}`;
+  return `${row.score} card${row.score === 1 ? "" : "s"} home`;
+}
+
 function finishedTable(list) {
   return el("table", { class: "finished" },
-    el("thead", {}, el("tr", {}, ["race", "variant", "goal", "winner", "finish", "players"].map((h) => el("th", { scope: "col", text: h })))),
+    el("thead", {}, el("tr", {}, ["race", "variant", "goal", "winner", "won with", "players"].map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, list.map((f) => {
       const first = f.results.find((r) => r.place === 1);
       return el("tr", { "data-race": f.id },
         el("td", {}, el("a", { href: `/race/${f.id}`, text: f.id })),
         el("td", { text: f.variant }), el("td", { text: f.goal }),
         el("td", {}, first ? who(first.player) : "–"),
-        el("td", { text: first ? `${first.finish}${first.time !== null ? " " + raceTime(first.time) : ""}` : "" }),
+        el("td", { text: first ? wonWith(first) : "" }),
         el("td", { class: "num", text: f.results.length }));
     })));
 }

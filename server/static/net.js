@@ -3,6 +3,8 @@
 // A close with 4001 (another connection took this session over: the same player in another tab
 // or window) is final: reconnecting would take it back, and the two tabs would take the session
 // from each other for ever. Listeners of "replaced" hear of it; a reload comes back.
+// Any other close is an outage: told once to listeners of "down", its end to those of "up"
+// (the play page keeps its board meanwhile).
 const PROTOCOL = "terrace.v1.json";
 const REPLACED = 4001;
 
@@ -29,6 +31,8 @@ export class Conn {
       this.open = true;
       this.delay = 500;
       setStatus("live", true);
+      if (this.down) for (const fn of this.listeners.get("up") || []) fn({ type: "up" });
+      this.down = false;
       Promise.resolve(this.onOpen(this)).catch((e) => console.error(e));
     };
     ws.onclose = (ev) => {
@@ -41,6 +45,8 @@ export class Conn {
         return;
       }
       setStatus("disconnected; reconnecting…");
+      if (!this.down) for (const fn of this.listeners.get("down") || []) fn({ type: "down" }); // once per outage
+      this.down = true;
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 5000);
     };

@@ -4,7 +4,7 @@
 import { drawBoard } from "./board.js";
 import { clock, el, message, standingsTable, who } from "./ui.js";
 import { verify } from "./verify.js";
-import { gameOf, hindsightPanel, markerAt, watchHindsight } from "./hindsight.js";
+import { gameOf, hindsightPanel, markerAt, sliderMarks, watchHindsight } from "./hindsight.js";
 
 export function mount(main, raceId, conn) {
   const head = el("div", { class: "racehead" });
@@ -74,8 +74,10 @@ async function replay(head, body, record, conn) {
   const sides = [0, Math.min(1, checked.games.length - 1)];
   const slider = el("input", { type: "range", id: "step", min: 0, max: most, value: 0, "aria-label": "move number" });
   const boards = el("div", { class: "sides" });
+  const track = el("div", { class: "track" }, slider);
   const draw = () => {
     slider.value = step;
+    track.replaceChildren(slider, sliderMarks(analysis, most, toPlayer));
     boards.replaceChildren(...sides.map((g, i) => side(checked.games, g, step, (n) => { sides[i] = n; draw(); }, analysis)));
     counter.textContent = `move ${step} of ${most}`;
   };
@@ -85,7 +87,7 @@ async function replay(head, body, record, conn) {
   const controls = el("div", { class: "stepper" },
     el("button", { type: "button", "aria-label": "first move", onclick: () => go(0), text: "« first" }),
     el("button", { type: "button", id: "back", "aria-label": "previous move", onclick: () => go(step - 1), text: "◀" }),
-    slider,
+    track,
     el("button", { type: "button", id: "forward", "aria-label": "next move", onclick: () => go(step + 1), text: "▶" }),
     el("button", { type: "button", "aria-label": "last move", onclick: () => go(most), text: "last »" }),
     counter);
@@ -96,19 +98,27 @@ async function replay(head, body, record, conn) {
   });
   const lost = el("section", { id: "hindsight", class: "hindsight", "aria-live": "polite" }, el("p", { class: "hint", text: "asking the server where each game was lost (hindsight)…" }));
   body.append(el("h2", { text: "The race, move by move" }), el("p", { class: "hint", text: "← → step through the moves, Home and End jump; pick a player for each side." }), controls, boards, lost);
+  // a jump: the player whose move it was takes the first side unless a side shows them already
+  function toPlayer(n, player) {
+    const i = checked.games.findIndex((x) => x.player.id === player.id);
+    if (i >= 0 && !sides.includes(i)) sides[0] = i;
+    go(n);
+    const board = [...boards.querySelectorAll(".side")].find((s) => s.dataset.player === player.name);
+    reveal(board && board.querySelector(".lostmark, .winmark"));
+  }
   draw();
-  watchHindsight(conn, record.id, (a) => {
+  let shown = lost;
+  const show = (a) => {
     analysis = a;
-    lost.replaceWith(hindsightPanel(a, (n, player) => {
-      // the player whose move it was takes the first side unless a side shows them already
-      const i = checked.games.findIndex((x) => x.player.id === player.id);
-      if (i >= 0 && !sides.includes(i)) sides[0] = i;
-      go(n);
-      const board = [...boards.querySelectorAll(".side")].find((s) => s.dataset.player === player.name);
-      reveal(board && board.querySelector(".lostmark"));
-    }));
+    const next = hindsightPanel(a, toPlayer);
+    shown.replaceWith(next);
+    shown = next;
     draw();
-  }, (why) => lost.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })));
+  };
+  // this browser's player (the play page remembers who raced here): their game is analysed first
+  const me = localStorage.getItem("terrace.me");
+  const mine = results.some((r) => r.player.id === me) ? me : null;
+  watchHindsight(conn, record.id, show, (why) => shown.replaceChildren(el("p", { class: "hint", text: `No hindsight: ${why}` })), show, mine);
 }
 
 // The hindsight panel lies below the boards, a screen or more on a phone: after its jump, bring the

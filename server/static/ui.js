@@ -46,8 +46,9 @@ export function raceTime(ms) {
 
 // Why a finished race does not count for ratings, or "" when it does: the terminal's words
 // (client/layout.py rated_note).
-export function ratedNote(results) {
+export function ratedNote(results, unrated) {
   const players = results.map((r) => r.player || {});
+  if (unrated === "same_address") return "Not rated: two of its accounts play from one address (or one install), and such a race counts on no board.";
   if (players.length < 2) return "Not rated: a race of one.";
   if (players.some((p) => p.guest !== false)) return "Not rated: ratings count only races of registered players (guests and house bots are not).";
   if (new Set(players.map((p) => p.kind)).size > 1) return "Not rated: ratings compare people with people and bots with bots, never a mix.";

@@ -115,6 +115,13 @@ class Store(Protocol):
 
     async def account_by_token_hash(self, token_hash: str) -> Account | None: ...
 
+    async def index_names(self) -> int:
+        """Index the accounts made under older name keys (``server.names.KEYS_VERSION``) under
+        today's, once: a name that now clashes with an older account's is refused from then on.
+        Two older accounts whose names now clash both keep working (each is found by its own
+        name and token); the older one holds the shared keys. Returns the accounts indexed."""
+        ...
+
     # ----- sessions
     async def session_put(self, session_hash: str, data: dict[str, Any], ttl: float) -> None:
         """Keep a session (JSON-able ``data``: who it is) for ``ttl`` seconds from now."""

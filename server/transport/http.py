@@ -23,6 +23,7 @@ from websockets.http11 import Request, Response
 
 from server.transport.host import Host
 from server.transport.limits import client_address
+from terrace.rules.teach import teach_data
 
 HANDSHAKE_COST = 10  # tokens of the address's bucket a websocket handshake costs
 
@@ -77,6 +78,8 @@ def _route(server: Host, connection: ServerConnection, request: Request, path: s
         page = response(200, _static("index.html"), "text/html; charset=utf-8")
         page.headers.update(PAGE_HEADERS)
         return page
+    if path == "/static/teach.js":  # written from the core, so the pages teach the terminal's lines
+        return response(200, _teach_js(), TYPES["js"])
     if (asset := ASSET.fullmatch(path)) is not None and asset[1] in _assets():
         return response(200, _static(asset[1]), TYPES[asset[2]])
     if path == "/healthz":
@@ -106,6 +109,12 @@ def _assets() -> frozenset[str]:
 @functools.cache
 def _static(name: str) -> str:
     return resources.files("server").joinpath("static", name).read_text(encoding="utf-8")
+
+
+@functools.cache
+def _teach_js() -> str:
+    data = json.dumps(teach_data(), ensure_ascii=False, indent=1)
+    return f"// Written by the server from terrace/rules/teach.py: the rules the terminal's help says.\nexport const TEACH = {data};\n"
 
 
 def _health(server: Host) -> Response:

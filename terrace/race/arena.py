@@ -283,7 +283,10 @@ class Arena:
             "ends_ms": s.ends_ms,
             "name": s.name,
             "state": s.state_at(now_ms),
-            "players": len(self.players),
+            # everyone on its standings (joined now, or raced and left), so a list and the
+            # standings give one count; ``joined`` is who is still paired
+            "players": len(self.players.keys() | {str(r["id"]) for res in self.results for r in res["rows"]}),
+            "joined": len(self.players),
             "races": len(self.results),
         }
 

@@ -74,6 +74,10 @@ class Reports:
             head["starts_at"] = self.starts_ms
         if self.solution is not None:
             head["deals"] = "winnable"  # said before the deal: the line itself stays secret until the end
+        if self.options.unrated is not None:
+            head["unrated"] = self.options.unrated  # said before it starts: nobody races it thinking it rated
+        if self.options.rated_only:
+            head["rated"] = True
         return head
 
     def summary(self) -> Summary:
@@ -174,4 +178,5 @@ class Reports:
             "resumed": resumed,
             "clock": self.clock(now),
             "players": [s.player for s in self.seats.values()],
+            **({"unrated": self.options.unrated} if self.options.unrated is not None else {}),  # type: ignore[typeddict-item]
         }

@@ -7,7 +7,7 @@ from typing import Any
 
 from terrace.rules.versions import RULES_VERSION
 
-from ..vocab import Entry, Goal, Kind, StartMode
+from ..vocab import Entry, Goal, Kind, StartMode, Unrated
 
 KEEP_ANSWERS = 8
 """Answers kept per player for resent seqs: enough for a client that pipelines a few moves."""
@@ -45,9 +45,18 @@ class RaceOptions:
     private: bool = False  # heard by its players only: never listed, watched or shared with other nodes
     seed_kept: bool = False  # its ``finished`` keeps the seed back: the deal is raced again later
     owner: dict[str, Any] | None = None  # who takes the race at its end (opaque to the core)
+    # a created race seating two registered players of one address goes ahead unrated (why it is
+    # not rated, said in its summary and record); one created ``rated`` refuses the second instead
+    unrated: Unrated | None = None
+    rated_only: bool = False
 
     def stored(self) -> dict[str, Any]:
-        return {"private": self.private, "seed_kept": self.seed_kept, "owner": self.owner}
+        out: dict[str, Any] = {"private": self.private, "seed_kept": self.seed_kept, "owner": self.owner}
+        if self.unrated is not None:
+            out["unrated"] = self.unrated
+        if self.rated_only:
+            out["rated_only"] = True
+        return out
 
 
 PLAIN = RaceOptions()  # a race like any other

@@ -162,9 +162,10 @@ class Seat:
             before = unpack(before)["view"]
         return view_changes(before, kept[1]["view"])
 
-    def row(self, place: int | None) -> Row:
-        """The seat's standings row: counts only, never a card."""
-        return {
+    def row(self, place: int | None, live: int | None = None) -> Row:
+        """The seat's standings row: counts only, never a card; ``live``: its place now, in a
+        live push (see :class:`~terrace.wire.messages.Row`)."""
+        row: Row = {
             "player": self.player,
             "score": self.score,
             "terrace_left": self.terrace_left,
@@ -175,3 +176,6 @@ class Seat:
             "place": place,
             "connected": self.connected,
         }
+        if live is not None:
+            row["live"] = live
+        return row

@@ -21,8 +21,9 @@ def ordered(seats: Iterable[Seat]) -> list[tuple[Seat, int]]:
 
 
 def rows(seats: Iterable[Seat], final: bool) -> list[Row]:
-    """Live standings rows: a goal place is final the moment it is reached, the others only at the end."""
-    return [s.row(p if final or s.finish == "goal" else None) for s, p in ordered(seats)]
+    """Live standings rows: a goal place is final the moment it is reached, the others only at the
+    end; until then each row's ``live`` says the place it would have if the race ended now."""
+    return [s.row(p if final or s.finish == "goal" else None, live=p) for s, p in ordered(seats)]
 
 
 def unstarted_rows(players: Iterable[PlayerInfo]) -> list[Row]:

@@ -53,6 +53,7 @@ from terrace.vocab import (
     StartMode,
     Status,
     Topic,
+    Unrated,
     VariantId,
     ViewMode,
 )
@@ -68,6 +69,7 @@ RaceId = Annotated[str, Meta(min_length=1, max_length=64)]
 Name = Annotated[str, Meta(max_length=256)]
 Token = Annotated[str, Meta(min_length=1, max_length=128)]
 ClientId = Annotated[str, Meta(min_length=8, max_length=64)]  # an install's own random id
+HouseKey = Annotated[str, Meta(min_length=1, max_length=128)]
 Day = Annotated[str, Meta(max_length=32)]  # its form (YYYY-MM-DD) is the daily deal's to check
 Ghosts = Annotated[int, Meta(ge=0, le=8)]
 Seq = Annotated[int, Meta(ge=0, le=2**31)]
@@ -92,6 +94,7 @@ class Hello(Request, tag="hello"):
     kind: Kind | None = None  # a guest's: "bot" for a program (default "human")
     client: ClientId | None = None  # the client install's own id (rated races seat one per id)
     views: ViewMode | None = None
+    house_key: HouseKey | None = None  # the server's house key: a guest name beginning with "house"
 
 
 class Register(Request, tag="register"):
@@ -99,6 +102,7 @@ class Register(Request, tag="register"):
     kind: Kind | None = None
     client: ClientId | None = None
     views: ViewMode | None = None
+    house_key: HouseKey | None = None  # the server's house key: a name beginning with "house"
 
 
 class RacesQuery(Request, tag="races"):
@@ -114,6 +118,9 @@ class Create(Request, tag="create"):
     start: StartMode | None = None
     join: bool | None = None
     deals: DealsMode | None = None
+    rated: bool | None = (
+        None  # true: refuse a second account of one address (same_address) rather than go unrated
+    )
 
 
 class Join(Request, tag="join"):
@@ -172,6 +179,7 @@ class RecordQuery(Request, tag="record"):
 
 class AnalysisQuery(Request, tag="analysis"):
     race: RaceId
+    first: RaceId | None = None  # a player of the race whose game to analyse first (a page's own)
 
 
 class LeaderboardQuery(Request, tag="leaderboard"):
@@ -320,6 +328,9 @@ class RaceHead(TypedDict):
     created_at: int
     starts_at: NotRequired[int]
     deals: NotRequired[DealsMode]  # "winnable" on a deal proven winnable; absent otherwise
+    # why a race that could be rated is not (two accounts of one address in a created race)
+    unrated: NotRequired[Unrated]
+    rated: NotRequired[bool]  # true: created `rated`, it seats one account per address
 
 
 class Summary(RaceHead):
@@ -341,6 +352,9 @@ class Row(TypedDict):
     time: int | None
     place: int | None
     connected: bool
+    # in a live standings push only: the place if the race ended now (ties share it), while
+    # ``place`` waits for the end (but a goal's)
+    live: NotRequired[int]
 
 
 class Result(Row):
@@ -477,7 +491,8 @@ class ArenaSummary(TypedDict):
     starts_ms: int
     ends_ms: int
     state: Literal["upcoming", "running", "finished"]
-    players: int
+    players: int  # everyone on its standings: joined, or raced in it and left
+    joined: int  # players joined now (paired into its races)
     races: int
 
 
@@ -682,6 +697,7 @@ class Analysing(TypedDict):
     re: NotRequired[int]
     race: str
     retry_after: int
+    players: NotRequired[list[GameHindsight]]  # the games analysed so far (the asker's own first)
 
 
 class DailyAnswer(TypedDict):
@@ -835,6 +851,7 @@ class Started(TypedDict):
     resumed: bool
     clock: Clock
     players: list[PlayerInfo]
+    unrated: NotRequired[Unrated]  # as in the race's summary
 
 
 class Finished(TypedDict):

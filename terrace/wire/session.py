@@ -106,6 +106,7 @@ class SessionPolicy:
     kind: str | None = None  # a guest's kind (``bot`` for programs); an account's is its own
     reconnect_for: float = RECONNECT_FOR
     client: str | None = None  # this install's id, sent with every hello (one rated seat per install)
+    house_key: str | None = None  # the server's house key, for a guest name beginning with "house"
     url: str = ""
     session: str | None = None
     player: Message = field(default_factory=dict)
@@ -126,7 +127,9 @@ class SessionPolicy:
             return {"session": self.session, **install}
         if self.token:
             return {"token": self.token, **install}
-        guest = {"kind": self.kind} if self.kind else {}
+        guest: dict[str, str] = {"kind": self.kind} if self.kind else {}
+        if self.house_key and self.name:
+            guest["house_key"] = self.house_key
         return {**guest, "name": self.name, **install} if self.name else {**guest, **install}
 
     def welcomed(self, answer: Message) -> Hello:

@@ -18,8 +18,8 @@ Connect = Callable[..., Awaitable[Client]]
 BIN = Path(sys.executable).parent / "terrace-bot"
 
 
-async def _cli(*args: str, timeout: float = 60) -> tuple[int, str, str]:
-    env = {**os.environ, "TERRACE_TOKEN": "", "TERRACE_SERVER": ""}
+async def _cli(*args: str, timeout: float = 60, token: str = "") -> tuple[int, str, str]:
+    env = {**os.environ, "TERRACE_TOKEN": token, "TERRACE_SERVER": ""}
     proc = await asyncio.create_subprocess_exec(
         str(BIN), *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env
     )
@@ -45,6 +45,39 @@ async def test_register_prints_a_token_that_run_then_races_with(server: RaceServ
     assert result["variant"] == "terrace" and result["players"] == 2 and result["place"] in (1, 2)
 
 
+async def test_register_writes_the_token_to_a_file_of_its_own_that_run_races_with(
+    server: RaceServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "robo.token"
+    code, out, err = await _cli("register", "robo", "--server", server.url, "--token-file", str(path))
+    assert code == 0, err
+    token = path.read_text().strip()
+    assert len(token) == 48 and token not in out + err  # never shown, never on a command line
+    assert path.stat().st_mode & 0o777 == 0o600
+    again = await _cli("register", "robo2", "--server", server.url, "--token-file", str(path))
+    assert again[0] == 2 and "exists" in again[2]  # an old token is never overwritten
+    assert await server.store.account_by_name("robo2") is None
+
+    async def opponent() -> tuple[int, str, str]:
+        return await _cli("run", "random", "--server", server.url, "--name", "rival", "--json")
+
+    (code, out, err), (code2, _, err2) = await asyncio.gather(
+        _cli("run", "greedy", "--server", server.url, "--token-file", str(path), "--json"), opponent()
+    )
+    assert (code, code2) == (0, 0), err + err2
+    assert json.loads(out)["players"] == 2
+
+
+async def test_run_takes_the_token_from_the_environment_and_says_so_of_a_bad_file(
+    server: RaceServer, tmp_path: Path
+) -> None:
+    code, _out, err = await _cli("run", "random", "--server", server.url, token="not-a-token")
+    assert code == 1 and "hello refused: bad_token" in err  # TERRACE_TOKEN was read
+    missing = tmp_path / "none.token"
+    code, _out, err = await _cli("run", "random", "--server", server.url, "--token-file", str(missing))
+    assert code == 2 and f"--token-file {missing}" in err
+
+
 async def test_register_twice_is_refused_with_exit_1_and_one_line(server: RaceServer) -> None:
     assert (await _cli("register", "robo", "--server", server.url))[0] == 0
     code, _out, err = await _cli("register", "robo", "--server", server.url)
@@ -57,6 +90,7 @@ async def test_run_with_a_bad_token_exits_1_with_the_servers_reason(server: Race
     code, _out, err = await _cli("run", "random", "--server", server.url, "--token", "nope")
     assert code == 1
     assert "hello refused: bad_token" in err and "Traceback" not in err
+    assert "is in the process list for anyone on this machine to read" in err  # --token still works, warned
 
 
 async def test_run_against_no_server_exits_1(unused_tcp_port: int) -> None:

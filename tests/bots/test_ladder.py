@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import signal
 import socket
 
@@ -29,7 +30,7 @@ def _free_port() -> int:
 
 async def test_the_ladder_needs_a_registered_bot() -> None:
     code, _, err = await _cli("run", "greedy", "--ladder", "--server", "ws://127.0.0.1:1/ws")
-    assert code == 2 and "--ladder needs --token" in err
+    assert code == 2 and "--ladder needs an account: $TERRACE_TOKEN or --token-file" in err
     code, _, err = await _cli(
         "run", "greedy", "--ladder", "--token", "t", "--arena", "a", "--server", "ws://127.0.0.1:1/ws"
     )
@@ -63,13 +64,12 @@ async def test_ladder_bots_race_rated_races_around_the_clock_and_come_back_after
                     "run",
                     "greedy",
                     "--ladder",
-                    "--token",
-                    token,
                     "--server",
                     server.url,
                     "--json",
                     stdout=asyncio.subprocess.DEVNULL,
                     stderr=asyncio.subprocess.PIPE,  # a few warning lines: shown if the test fails
+                    env={**os.environ, "TERRACE_TOKEN": token},  # as the docs show: never on the command line
                 )
             )
         counted = await eventually(
@@ -122,12 +122,11 @@ async def test_a_ladder_bot_started_while_its_server_is_down_races_once_it_is_up
             "run",
             "greedy",
             "--ladder",
-            "--token",
-            token,
             "--server",
             url,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "TERRACE_TOKEN": token},
         )
         for token in tokens
     ]

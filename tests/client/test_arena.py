@@ -168,6 +168,8 @@ async def test_joining_from_the_terminal_the_end_screen_points_at_the_next_pairi
         assert "You resigned" in end or "You placed 2nd of 2" in end
         assert "step through it: terrace replay" in end and "check it: terrace verify" in end
         assert "race again" not in end and "terrace play --queue" not in end
+        # the race just over in the arena: its place and points, and the arena so far
+        assert "Arena tty: 2nd of 2 in this race, +0 points; 0 points after 1 race, rank 2 of 2." in end
         await asyncio.wait_for(bot, 30)
         child.sendintr()  # Ctrl-C while waiting to be paired leaves the arena
         await _expect(child, "You left the arena; your points so far stay")

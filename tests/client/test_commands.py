@@ -66,7 +66,7 @@ async def test_races_shows_finished_races_with_their_winner(server: RaceServer, 
 
 
 async def test_races_at_80_columns_never_cut_a_players_name(server: RaceServer, connect: Connect) -> None:
-    names = ["house-greedy-10", "house-planner-4", "house-greedy-11", "newcomer"]
+    names = ["robot-greedy-10", "robot-planner-4", "robot-greedy-11", "newcomer"]  # as long as the house's
     players = [await connect(name=n) for n in names]
     created = await players[0].request("create", variant="queen-of-italy", seats=4, start="full")
     race = created["race"]["id"]

@@ -34,9 +34,13 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     child = _spawn("register", "Solo", "--server", server.url)
     assert await _exit(child) == 0
     child = _spawn("daily", "--server", server.url)
+    asked = await _expect(child, re.escape("This is your one rated attempt today. Start? [y/N]"))
+    assert "Daily terrace" in asked and commitment in asked and "not played today's attempt" in asked
+    child.sendline("y")
     head = await _expect(child, "move>")
-    assert "Daily terrace" in head and commitment in head and "not played today's attempt" in head
     assert "rated attempt" in head and "1 ghost" in head
+    day = re.search(r"Daily terrace · (\d{4}-\d\d-\d\d)", asked).group(1)  # type: ignore[union-attr]
+    assert f"Daily deal, {day} · terrace" in head  # the race screen says it is the daily
     await _expect(child, r"Pacer \(ghost\)")
     child.sendline("resign")
     await _expect(child, "Type y to resign")
@@ -48,7 +52,9 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     assert await _exit(child) == 0
 
     child = _spawn("daily", "--server", server.url)  # the day's one attempt is used
-    await _expect(child, "You have used your daily attempt at terrace")
+    used = await _expect(child, r"practice: true in daily_play\)\.")
+    assert "You have used your daily attempt at terrace" in used
+    assert "play it again unrated as practice (terrace daily --practice;" in used.replace("\r\n", " ")
     assert await _exit(child) == 1
 
     child = _spawn("daily", "--board", "--server", server.url)
@@ -61,6 +67,27 @@ async def test_terrace_daily_plays_the_rated_attempt_against_a_ghost_then_refuse
     child = _spawn("daily", "--practice", "--ghosts", "0", "--server", server.url)
     await _expect(child, "practice game on [0-9-]+'s deal, alone\\.")  # --ghosts 0
     await _expect(child, "move>")
+    child.sendline("resign")
+    child.sendline("y")
+    await _expect(child, "You resigned")
+    assert await _exit(child) == 0
+
+
+async def test_terrace_daily_asks_before_the_rated_attempt_and_no_keeps_it(server: RaceServer) -> None:
+    child = _spawn("register", "Careful", "--server", server.url)
+    assert await _exit(child) == 0
+    child = _spawn("daily", "--server", server.url)
+    await _expect(child, re.escape("Start? [y/N]"))
+    child.sendline("")  # Enter alone: no
+    said = await _expect(child, "Not started")
+    assert await _exit(child) == 0
+    assert "move>" not in said
+    child = _spawn("daily", "--board", "--server", server.url)
+    await child.expect(pexpect.EOF, async_=True)
+    assert "You have not played today's attempt yet" in str(child.before)  # still unplayed
+    child = _spawn("daily", "--yes", "--server", server.url)  # --yes: no question
+    head = await _expect(child, "move>")
+    assert "Start? [y/N]" not in head and "Your rated attempt" in head
     child.sendline("resign")
     child.sendline("y")
     await _expect(child, "You resigned")
@@ -96,6 +123,28 @@ async def test_terrace_verify_checks_a_daily_attempt_once_its_day_is_over(server
         ),
         ({"state": "finished", "race": "d1", "time": None, "score": 31, "goal": False}, "31 cards home"),
         ({"state": "lost"}, "lost with its server"),
+        (  # a time kept off the people's board says why, instead of an empty board
+            {
+                "state": "finished",
+                "race": "d1",
+                "time": 61_230,
+                "score": None,
+                "goal": True,
+                "held": "new_account",
+            },
+            "Not on the board: your account is too new",
+        ),
+        (
+            {
+                "state": "finished",
+                "race": "d1",
+                "time": 120,
+                "score": None,
+                "goal": True,
+                "held": "inhuman_pace",
+            },
+            "faster than a person plays",
+        ),
     ],
 )
 def test_the_day_view_says_where_your_attempt_stands(attempt: dict[str, object], said: str) -> None:
@@ -121,5 +170,5 @@ def test_the_day_view_says_where_your_attempt_stands(attempt: dict[str, object],
     buf = io.StringIO()
     Console(file=buf, width=200, color_system=None).print(day_view(answer, "Me"))
     text = buf.getvalue()
-    assert said in text and "seed (revealed)  " + "ef" * 32 in text
+    assert said in text and "seed       " + "ef" * 32 in text  # label and seed fit 80 columns
     assert "humans · 1 attempt " in text and "attempts" not in text  # one attempt, singular

@@ -38,7 +38,7 @@ async def test_two_accounts_of_one_install_get_one_seat_in_a_rated_race_from_two
         await session.connect()
         sessions.append(session)
     alice, bob, carol = sessions
-    race = (await alice.ask("create", variant="terrace", seats=3))["race"]["id"]
+    race = (await alice.ask("create", variant="terrace", seats=3, rated=True))["race"]["id"]
     refused = await bob.request("join", race=race)  # another address, the same install
     assert (refused["type"], refused.get("code"), refused.get("race")) == ("error", "same_address", race)
     joined = await carol.request("join", race=race)  # another install (bob's address: not alice's)

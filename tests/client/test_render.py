@@ -267,6 +267,16 @@ def test_standings_rows_in_place_order_with_me_marked() -> None:
     assert "score" in lines[0] and "terrace" in lines[0] and "moves" in lines[0]
 
 
+def test_during_the_race_the_place_column_shows_the_live_place_and_the_columns_are_labelled() -> None:
+    rows = [_row("alice", 5, live=1), _row("bob", 5, live=1), _row("carol", 2, live=3)]  # a tie for first
+    for header in (True, False):  # False: a short terminal saves the rule, never the labels
+        lines = text_lines(standings(rows, me="bob", header=header))
+        assert lines[0].split()[:2] == ["#", "player"] and "finish" in lines[0]
+        assert not any(set(ln.strip()) <= {"─", " "} and ln.strip() for ln in lines) or header
+        places = {n: ln.split()[0] for ln in lines for n in ("alice", "bob", "carol") if n in ln}
+        assert places == {"alice": "1", "bob": "1", "carol": "3"}  # the server's live places, ties shared
+
+
 def test_lobby_lists_races() -> None:
     races = [
         {

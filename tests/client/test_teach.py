@@ -211,7 +211,7 @@ def test_the_end_screen_in_an_arena_offers_no_race_again_since_the_arena_pairs_y
     results = [{**_row("me"), "place": 1, "finish": "goal", "time": 151_400, "finished": True}]
     text = to_text(end_screen({"race": "9f3a61c2", "variant": "terrace", "results": results}, "me", ""), 120)
     assert "race again" not in text and "terrace play" not in text
-    assert "Next: step through it: terrace replay 9f3a61c2 · check it: terrace verify 9f3a61c2" in text
+    assert "Next:\n  step through it: terrace replay 9f3a61c2\n  check it: terrace verify 9f3a61c2" in text
 
 
 def test_a_louis_end_screen_has_no_terrace_column_nor_terrace_in_its_ranking_rule() -> None:
@@ -348,7 +348,7 @@ def test_race_again_suggests_a_command_for_the_same_kind_of_race(
     assert again_command(args, race) == again
     results = [{**_row("me"), "place": 1, "finish": "resigned", "time": 1000, "finished": True}]
     text = to_text(end_screen({"race": "r1", "variant": "terrace", "results": results}, "me", again), 300)
-    assert f"race again: {again} · " in text
+    assert f"race again: {again}\n" in text  # the whole command, then the next line
 
 
 def test_tab_offers_the_moves_of_a_card_typed_with_10_or_t() -> None:

@@ -104,7 +104,13 @@ async def test_practice_offline_with_undo_and_a_hint() -> None:
     await _expect(child, "Took back 2-F1")
     child.sendline("hint")
     await _expect(child, "Hint: [1-4]-F1")
+    child.sendline("quit")  # asks first, as the README says: the game is not kept
+    await _expect(child, "Quit practice\\? This game is not kept")
+    child.sendline("n")
+    await _expect(child, "Carrying on")
     child.sendline("quit")
+    await _expect(child, "Quit practice\\?")
+    child.sendline("y")
     assert await _exit(child) == 0
 
 
@@ -179,10 +185,13 @@ async def test_a_race_of_one_says_one_player_and_resigning_it_is_no_win(server: 
     assert " · 1 card home" in end  # the base card
     # the same kind of race again: created, one seat
     url = server.url
-    assert f"race again: terrace play --create terrace --seats 1 --server {url} --name newcomer · " in end, (
-        end
-    )
-    assert f"step through it: terrace replay {race_id(end)} --server {url} · " in end  # they run as printed
+    assert (
+        f"race again: terrace play --create terrace --seats 1 --server {url} --name newcomer step through"
+        in end
+    ), end
+    assert (
+        f"step through it: terrace replay {race_id(end)} --server {url} check it" in end
+    )  # they run as printed
     assert f"check it: terrace verify {race_id(end)} --server {url}" in end
     child.close()
     assert child.exitstatus == 0
@@ -246,3 +255,35 @@ async def test_ctrl_c_in_the_countdown_leaves_the_race_before_it_starts(make_ser
     assert await _exit(child) == 0
     summary = srv.registry.drivers[race].race.summary()
     assert [p["name"] for p in summary["players"]] == ["bob"]
+
+
+async def test_friends_on_one_network_race_unrated_and_the_terminal_says_so_before_the_start(
+    make_server: MakeServer,
+) -> None:
+    """bob (an account) creates a race; alice, an account of the same address, joins it from
+    ``terrace play``: the join goes ahead, and she reads that it is unrated before it starts
+    and in the race screen's title."""
+    srv = await make_server(rated_seats_per_address=1)
+    reg = _spawn("register", "alice", "--server", srv.url)
+    assert await _exit(reg) == 0
+    bob = await Client.open(srv.url)
+    assert (await bob.request("register", name="bob"))["type"] == "registered"
+    created = await bob.request("create", variant="terrace", seats=2, start="manual")
+    race = str(created["race"]["id"])
+    child = _spawn("play", "--server", srv.url, "--race", race)
+    said = " ".join((await _expect(child, "moves no\\s+rating")).split())
+    assert "This race goes ahead unrated: two of its players' accounts play from one address" in said
+    assert "move>" not in said  # before the race starts
+    pushed = await bob.wait(lambda m: m.get("type") == "race" and len(m["race"]["players"]) == 2)
+    assert pushed["race"]["unrated"] == "same_address"
+    assert (await bob.request("start", race=race))["type"] == "starting"
+    screen = await _expect(child, "move>")
+    assert f"race {race} · terrace · goal terrace · unrated" in screen
+    await bob.request("resign", race=race)
+    child.sendline("resign")
+    await _expect(child, "Type y to resign")
+    child.sendline("y")
+    end = " ".join((await _expect(child, "counts on no\\s+board\\.")).split())
+    assert "Not rated: two of its accounts play from one address" in end
+    await _exit(child)
+    await bob.close()

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.config import Config, env_name, parse
+from server.config import Config, env_name, house_variants, parse
+from terrace import VARIANTS
 
 from .command import COMMAND, LISTEN, clean_env
 from .wire import Client
@@ -71,6 +72,8 @@ def test_every_setting_has_its_environment_variable() -> None:
         "open_race_timeout": 60.0,
         "races_page": 50,
         "registrations_per_hour": 5,
+        "house_key": "the-operators-house-key",
+        "house_key_file": "/srv/terrace/house.key",
         "origins": "https://race.example",
         "trusted_proxies": "10.0.0.2,10.1.0.0/16",
         "rated_seats_per_address": 2,
@@ -91,6 +94,7 @@ def test_every_setting_has_its_environment_variable() -> None:
         "daily_secret": "ab" * 16,
         "daily_prepare": 600.0,
         "arena_schedule": "terrace bots 30m every 60m",
+        "house": "terrace,louis",
     }
     assert set(changed) == {f.name for f in dataclasses.fields(Config)}
     assert parse([], {"TERRACE_PACE_CHECK": "no"}).pace_check is False  # a yes/no setting reads words too
@@ -409,3 +413,15 @@ def test_the_help_names_the_arena_subcommand(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         parse(["--help"], {})
     assert "terrace-server arena create|list" in " ".join(capsys.readouterr().out.split())
+
+
+def test_house_alone_means_every_variant_and_a_list_names_some() -> None:
+    assert parse([], {}).house == ""
+    assert house_variants(parse(["--house"], {}).house) == list(VARIANTS)
+    assert house_variants(parse(["--house", "louis, terrace"], {}).house) == ["louis", "terrace"]
+
+
+def test_a_house_variant_that_does_not_exist_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse(["--house", "terrace,spider"], {})
+    assert "--house: 'spider' is not a variant" in capsys.readouterr().err

@@ -81,7 +81,8 @@ async def test_the_lobby_shows_a_running_races_real_standings_on_arrival(
     finished = page.locator(f'table.finished tr[data-race="{race}"]')
     await finished.wait_for()
     assert "terrace" in await finished.inner_text()
-    assert re.search(r"resigned \d:\d\d\.\d", await finished.inner_text())  # the winner's finish and time
+    won_with = (await finished.locator("td").nth(4).text_content() or "").strip()
+    assert won_with == "1 card home"  # what won (nobody reached the goal), not "resigned 0:01.2"
     await card.wait_for(state="detached")
     await shot(page, "lobby-finished")
     await page.set_viewport_size({"width": 390, "height": 844})  # the finished table fits a phone too
@@ -104,3 +105,37 @@ async def test_the_lobby_reconnects_by_itself_and_is_right_again(server: RaceSer
     await page.locator(f'article[data-race="{race}"]').wait_for()
     assert await page.locator("#status").text_content() == "live"
     await dana.close()
+
+
+async def test_a_finished_race_won_by_the_goal_shows_the_goal_and_its_time(
+    server: RaceServer, page: Any
+) -> None:
+    """The winner's column says what won: the goal in its time (a race nobody took to the goal
+    says the cards home instead: above)."""
+    from server.races.winnable import Drawn
+    from terrace import RULES_VERSION, new_game
+    from terrace.race import RaceRules
+    from terrace.solve import solve
+    from tests.terrace.solve.games import SEED
+
+    await page.goto(http_url(server))
+    await page.locator("h2").first.wait_for()
+    line = list(solve(new_game("terrace", SEED, rules_version=RULES_VERSION)).moves)
+    driver = server.registry.new(
+        RaceRules("terrace", "terrace", 1, 900, "all", "full"), None, Drawn(SEED, line)
+    )
+    driver.apply(driver.race.opened())
+    ada = await _guest(server, "ada")
+    assert (await ada.request("join", race=driver.id))["type"] == "joined"
+    await ada.wait("started")
+    for seq, move in enumerate(line, 1):
+        answer = await ada.request("move", race=driver.id, seq=seq, move=move)
+        assert answer["type"] == "moved", answer
+        if answer.get("finish"):
+            break
+    assert answer.get("finish") == "goal", answer
+    finished = page.locator(f'table.finished tr[data-race="{driver.id}"]')
+    await finished.wait_for()
+    won_with = (await finished.locator("td").nth(4).text_content() or "").strip()
+    assert re.fullmatch(r"goal in \d+:\d\d\.\d", won_with), won_with
+    await ada.close()

@@ -114,7 +114,8 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
             await _next_seq(page, seq or "")
             if clicks == 0:  # the base: said in the core's words (terrace.rules.news), as the terminal does
                 said = await page.locator("#note").inner_text()
-                assert said.startswith(f"Played {move}. Base ") and "every foundation starts with" in said
+                assert said.startswith("Played ") and f"→ F1 ({move}). Base " in said
+                assert "every foundation starts with" in said
         except PlaywrightTimeout:
             if await page.locator("#result").count() or await page.locator("#my-finish").count():
                 continue  # the clock ended the race under our fingers
@@ -186,9 +187,22 @@ async def test_a_private_race_link_seats_a_friend_who_comes_with_a_token(
     friend = await friend_context.new_page()
     try:
         await friend.goto(http_url(server, f"/play/{race}"))
+        # before anything is pressed, the page names the race, who made it and its seats
+        await friend.locator("#invite").wait_for()
+        assert await friend.locator("#invite-title").inner_text() == f"rae invites you to race {race}"
+        assert await friend.locator("#invite-race").inner_text() == (
+            "terrace · goal terrace · 1 of 2 seats taken · starts when rae presses Start"
+        )
+        assert "rae" in await friend.locator("#invite-players").inner_text()
         await friend.locator("#token").fill(token)
         await friend.locator("#go").click()
         await friend.get_by_text("You are sol").wait_for()
+        # an account's browser is not seated by opening the link: only the Join button seats it
+        await friend.locator("#join").wait_for()
+        await shot(friend, "play-invited")
+        assert server.registry.get(race).race.summary()["players"][1:] == []
+        assert await page.locator(".players li").count() == 1
+        await friend.locator("#join").click()
         await page.locator(".players li").nth(1).wait_for()
         assert "sol" in await page.locator(".players").inner_text()
         # each knows what the race waits for: the creator's Start
@@ -294,3 +308,52 @@ async def test_keyboard_only_focus_follows_the_race_from_name_to_move_box(
     await page.keyboard.type("1f")
     await page.keyboard.press("Enter")
     await page.get_by_text("move 1").wait_for()
+
+
+async def test_friends_on_one_network_race_each_other_unrated_and_the_page_says_so_first(
+    make_server: MakeServer, page: Any, browser: Any
+) -> None:
+    """Two accounts of one address (both browsers here are 127.0.0.1): the friend's join goes
+    ahead, both pages say the race is unrated before it starts, and the race screen marks it."""
+    server = await make_server(rated_seats_per_address=1)
+    tokens = {}
+    for name in ("rae", "sol"):
+        account = await Client.open(server.url)
+        tokens[name] = (await account.request("register", name=name))["token"]
+        await account.close()
+    await page.goto(http_url(server, "/play"))
+    await page.locator("#token").fill(tokens["rae"])
+    await page.locator("#go").click()
+    await page.get_by_text("You are rae").wait_for()
+    await page.locator("#create").click()
+    race = (await page.locator("#share").input_value()).rsplit("/", 1)[1]
+    assert await page.locator("#unrated").count() == 0  # alone, it may still be rated
+    friend_context = await browser.new_context()
+    friend = await friend_context.new_page()
+    try:
+        await friend.goto(http_url(server, f"/play/{race}"))
+        await friend.locator("#token").fill(tokens["sol"])
+        await friend.locator("#go").click()
+        await friend.get_by_text("You are sol").wait_for()
+        await friend.locator("#join").click()  # a link seats nobody before the click
+        for p in (page, friend):
+            await p.locator("#unrated").wait_for()
+            assert (await p.locator("#unrated").inner_text()).startswith(
+                "Unrated: two of this race's accounts play from one address"
+            )
+        await shot(page, "play-unrated-waiting")
+        await page.locator("#start").click()
+        for p in (page, friend):
+            await p.locator(".board").wait_for()
+            assert await p.locator("#unrated-mark").inner_text() == " · unrated"
+        await shot(friend, "play-unrated-racing")
+        for p in (page, friend):
+            p.once("dialog", lambda d: asyncio.ensure_future(d.accept()))  # "Resign this race?"
+            await p.locator("#resign").click()
+            await p.wait_for_function("() => document.querySelector('#my-finish, #result')")
+        await friend.locator("#rated-note").wait_for()
+        assert (await friend.locator("#rated-note").inner_text()).startswith(
+            "Not rated: two of its accounts play from one address"
+        )
+    finally:
+        await friend_context.close()

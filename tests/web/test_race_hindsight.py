@@ -105,3 +105,52 @@ async def test_the_marker_is_a_red_flag_on_the_losing_move_and_a_green_tick_on_t
         None,
         None,
     ]
+
+
+async def test_the_slider_marks_the_last_winnable_position_and_a_button_jumps_there(
+    server: RaceServer, page: Any
+) -> None:
+    race = await race_lost_at_189(server, await guest(server, "ann"))
+    await page.goto(http_url(server, f"/race/{race}"))
+    winnable = page.locator('#hindsight li[data-player="ann"] button.jump-winnable')
+    await winnable.wait_for(timeout=30_000)
+    assert await winnable.inner_text() == "show the last winnable position (after move 189)"
+    await winnable.click()  # one press, where it took 189 arrow presses
+    assert await page.locator("#counter").text_content() == "move 189 of 209"
+    # the marks stand on the slider where the thumb goes for their move: a click there lands on it
+    tick, flag = page.locator(".marks .mark-win"), page.locator(".marks .mark-lost")
+    assert await tick.get_attribute("data-step") == "189" and await flag.get_attribute("data-step") == "190"
+    assert await tick.get_attribute("aria-label") == "ann: last position proven winnable, after move 189"
+    await page.locator("#step").press("Home")
+    slider = await page.locator("#step").bounding_box()
+    mark = await tick.bounding_box()
+    await page.mouse.click(mark["x"] + mark["width"] / 2, slider["y"] + slider["height"] / 2)
+    assert abs(int(await page.locator("#step").input_value()) - 189) <= 2
+    await page.locator("#step").press("Home")
+    await flag.click()  # and a mark jumps too
+    assert await page.locator("#counter").text_content() == "move 190 of 209"
+    await shot(page, "race-hindsight-marks")
+    await page.set_viewport_size({"width": 390, "height": 844})
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    await shot(page, "race-hindsight-marks-phone")
+
+
+async def test_the_page_asks_for_its_own_players_game_first_and_shows_it_while_the_others_are_made(
+    server: RaceServer, page: Any
+) -> None:
+    ann, bob = await guest(server, "ann"), await guest(server, "bob")
+    race = await race_lost_at_189(server, ann, bob)  # bob resigned at once; ann played 209 moves
+    record = (await ann.request("record", race=race))["race"]
+    bob_id = next(r["player"]["id"] for r in record["results"] if r["player"]["name"] == "bob")
+    await page.goto(http_url(server, "/"))
+    await page.evaluate("id => localStorage.setItem('terrace.me', id)", bob_id)  # as the play page keeps it
+    await page.goto(http_url(server, f"/race/{race}"))
+    pending = page.locator("#hindsight-pending")
+    await pending.wait_for(timeout=30_000)  # bob's game told while ann's is still being made
+    assert await page.locator("#hindsight li").evaluate_all("ls => ls.map(l => l.dataset.player)") == ["bob"]
+    await shot(page, "race-hindsight-own-first")
+    await pending.wait_for(state="detached", timeout=60_000)
+    assert await page.locator("#hindsight li").evaluate_all("ls => ls.map(l => l.dataset.player)") == [
+        "ann",
+        "bob",
+    ]

@@ -35,6 +35,9 @@ class MemoryAccounts(MemoryBase):
         self._by_token[account.token_hash] = account.id
         return True
 
+    async def index_names(self) -> int:
+        return 0  # kept in this process only: always indexed under today's keys
+
     async def account_by_id(self, account_id: str) -> Account | None:
         return self._accounts.get(account_id)
 

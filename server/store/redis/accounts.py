@@ -11,6 +11,8 @@ key                                        type    content
 ``{acct}:account-look:<name key>``         string  account id, one per look-alike key of the name
                                                    (server.names): ``AIice`` cannot join ``Alice``
 ``{acct}:account-token:<token hash>``      string  account id
+``{acct}:names-indexed``                   string  the ``server.names.KEYS_VERSION`` the accounts are
+                                                   indexed by (see :meth:`index_names`)
 ``session:<token hash>``                   string  who the session is; expires (PX)
 =========================================  ======  ==============================================
 """
@@ -46,6 +48,27 @@ class RedisAccounts(RedisBase):
         args = [account.id, *(x for kv in fields.items() for x in kv)]
         with guard():
             return bool(await self._add_account(keys=keys, args=args))
+
+    async def index_names(self) -> int:
+        """Add today's name keys of every account (oldest first, SET NX: a key another account
+        already holds stays with it), then mark the store indexed; a node that starts while
+        another indexes does the same work again, harmlessly."""
+        mark = self._tag("acct", "names-indexed")
+        with guard():
+            if int(await self._r.get(mark) or 0) >= names.KEYS_VERSION:
+                return 0
+            accounts = [
+                a
+                for key in [
+                    k async for k in self._r.scan_iter(match=self._tag("acct", "account", "*"), count=500)
+                ]
+                if (a := await self.account_by_id(text(key).rsplit(":", 1)[-1])) is not None
+            ]
+            for account in sorted(accounts, key=lambda a: (a.created_at, a.id)):
+                for key in self._name_keys(account.name):
+                    await self._r.set(key, account.id, nx=True)
+            await self._r.set(mark, names.KEYS_VERSION)
+        return len(accounts)
 
     async def account_by_id(self, account_id: str) -> Account | None:
         with guard():

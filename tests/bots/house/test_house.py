@@ -24,6 +24,7 @@ from bots.samples.greedy import GreedyBot
 from bots.sdk import SDKError, play
 from server.app import RaceServer
 from server.config import Config
+from terrace.race.places import Standing, places
 from tests.poll import eventually
 from tests.server.wire import Client
 
@@ -89,7 +90,10 @@ async def _queue_and_start(server: RaceServer, name: str) -> tuple[Client, dict[
 
 
 async def test_a_house_name_someone_else_holds_is_skipped_for_the_next_number(server: RaceServer) -> None:
-    squatter = await _person(server, "house-greedy-1")  # a guest (or an account) took a house name first
+    # another house of this operator's (or an account made before house names were kept) holds it
+    squatter = await Client.open(server.url)
+    hello = await squatter.request("hello", name="house-greedy-1", house_key=server.accounts.house_key)
+    assert hello["type"] == "welcome", hello
     h = House(server.url, parse_lineup(DEFAULT_LINEUP), ["terrace"])
     task = asyncio.create_task(h.run())
     try:
@@ -133,17 +137,73 @@ async def test_with_the_default_house_every_person_who_queues_is_racing_within_1
     assert house.bots <= house.max_bots
 
 
-async def test_when_the_person_leaves_the_house_bots_finish_and_wait_again_within_5_s(
+async def test_when_the_person_leaves_the_house_bots_play_their_games_out_and_wait_again_within_30_s(
     server: RaceServer, house: House
 ) -> None:
+    """At full speed a house bot's whole game takes a few seconds (a planner's longer, on a
+    loaded machine); at a person's pace it would take many minutes."""
     person, started, _ = await _queue_and_start(server, "dee")
     race = str(started["race"])
     await asyncio.sleep(1)  # a second of the race at a person's pace (the behaviour tested): nobody done
     assert all(s.finish is None for s in server.registry.drivers[race].race.seats.values())
     assert (await person.request("leave", race=race))["type"] == "left"
-    await eventually(lambda: race not in server.registry.drivers, timeout=5, what="the race to end")
+    await eventually(lambda: race not in server.registry.drivers, timeout=30, what="the race to end")
     # the bots of that race queue again (three others were already waiting): none sits locked in a race
     await eventually(lambda: house.bots == _waiting(server), timeout=5, what="every house bot waiting")
+
+
+async def _some_moves_home(person: Client, started: dict[str, Any], most: int) -> int:
+    """Play the base, then cards home while any goes (at most ``most`` moves); returns the moves made."""
+    race, legal, seq = started["race"], list(started["legal"]), 1
+    made = 0
+    while made < most:
+        home = [m for m in legal if m.partition("-")[2].startswith("F")]
+        if not home:
+            break
+        answer = await person.request("move", race=race, seq=seq, move=home[0])
+        assert answer["type"] == "moved", answer
+        legal, seq, made = list(answer["legal"]), seq + 1, made + 1
+    return made
+
+
+async def test_a_person_who_resigns_against_the_house_is_placed_by_what_the_bots_then_play(
+    server: RaceServer, house: House
+) -> None:
+    """The one rule at the end of a race with the house: once the last person resigns, the house
+    bots play their own games out at full speed (no resigning for the person's sake), and the
+    person's place is what the bots then played."""
+    person, started, _ = await _queue_and_start(server, "ada")
+    race = str(started["race"])
+    assert await _some_moves_home(person, started, 10) >= 1
+    core = server.registry.drivers[race].race
+    bots = [s for s in core.seats.values() if s.player["kind"] == "bot"]
+    assert len(bots) == 3 and all(s.finish is None for s in bots)
+    before = {s.player["name"]: s.move_count for s in bots}
+    assert (await person.request("resign", race=race))["type"] == "resigned"
+    t0 = time.monotonic()
+    finished = await person.wait("finished", timeout=90)
+    # at a person's pace (2.5 s a move) the bots' games would take many minutes: full speed
+    assert time.monotonic() - t0 < 60
+    rows = {r["player"]["name"]: r for r in finished["results"]}
+    # each bot played on after the person left, and ended its game as a game ends (the goal,
+    # stuck, the time), not by resigning
+    for name, moves in before.items():
+        assert rows[name]["moves"] > moves, (name, moves, rows[name])
+        assert rows[name]["finish"] != "resigned", rows[name]
+    # the places are what was played: by the one placing rule, from the final rows
+    standings = [
+        Standing.of(
+            goal_time=r["time"] if r["finish"] == "goal" else None,
+            score=r["score"],
+            terrace_left=r["terrace_left"],
+            last_home=r["last_home"],
+        )
+        for r in finished["results"]
+    ]
+    assert [r["place"] for r in finished["results"]] == places(standings)
+    me = standings[[r["player"]["name"] for r in finished["results"]].index("ada")]
+    assert rows["ada"]["place"] == 1 + sum(s < me for s in standings)
+    await person.close()
 
 
 async def test_programs_only_race_at_full_speed(server: RaceServer, house: House) -> None:
@@ -212,10 +272,10 @@ async def test_a_lineup_larger_than_the_cap_is_refused() -> None:
         await keep_house("ws://127.0.0.1:9/ws", [Slot("random", 3)], ["terrace"], max_bots=2)
 
 
-async def test_terrace_bot_house_with_no_server_fails_at_once_with_one_line() -> None:
+async def test_terrace_bot_house_with_no_server_and_no_wait_fails_at_once_with_one_line() -> None:
     cli = Path(sys.executable).parent / "terrace-bot"
     proc = await asyncio.create_subprocess_exec(
-        str(cli), "house", "--server", "ws://127.0.0.1:9/ws",
+        str(cli), "house", "--server", "ws://127.0.0.1:9/ws", "--wait", "0",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "TERRACE_SERVER": ""},
     )  # fmt: skip
@@ -226,13 +286,48 @@ async def test_terrace_bot_house_with_no_server_fails_at_once_with_one_line() ->
     assert "waiting" not in err.decode() and out == b""
 
 
+async def test_terrace_bot_house_waits_for_a_server_that_comes_up_later_and_says_so(
+    make_server: Any, unused_tcp_port: int
+) -> None:
+    """Started in the same breath as the server (the quick start), the house waits for it."""
+    url = f"ws://127.0.0.1:{unused_tcp_port}/ws"
+    cli = Path(sys.executable).parent / "terrace-bot"
+    proc = await asyncio.create_subprocess_exec(
+        str(cli), "house", "--server", url,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "TERRACE_SERVER": ""},
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert line.decode() == f"house: waiting for the server at {url} to answer…\n"
+        server = await make_server(port=unused_tcp_port)
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert line.decode() == f"house: the server at {url} answered.\n"
+        await eventually(
+            lambda: _waiting(server) == 3, timeout=30, what="the house's three bots in the queue"
+        )
+    finally:
+        proc.terminate()
+        assert await asyncio.wait_for(proc.wait(), 15) == 0
+
+
+async def test_house_wait_must_not_be_negative() -> None:
+    cli = Path(sys.executable).parent / "terrace-bot"
+    proc = await asyncio.create_subprocess_exec(
+        str(cli), "house", "--wait", "-1", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 2 and "--wait must be 0 or more seconds" in err.decode()
+
+
 async def test_a_house_bot_the_server_refuses_stops_the_house_with_the_reason(server: RaceServer) -> None:
     house = House(server.url, [Slot("random", 2)], ["terrace"], prefix="9")  # a name must start with a letter
     with pytest.raises(SDKError, match="bad_name"):
         await asyncio.wait_for(house.run(), 20)
 
 
-async def test_after_a_server_restart_the_house_still_ends_a_race_soon_after_the_person(
+async def test_after_a_server_restart_the_house_still_plays_at_full_speed_once_the_person_resigned(
     unused_tcp_port: int,
 ) -> None:
     """The house's watcher comes back with its bots (which may have new ids): without it the
@@ -255,9 +350,14 @@ async def test_after_a_server_restart_the_house_still_ends_a_race_soon_after_the
             person, started, _ = await _queue_and_start(again, "ada")
             assert sorted(p["kind"] for p in started["players"]) == ["bot", "bot", "bot", "human"]  # type: ignore[attr-defined]
             assert (await person.request("resign", race=started["race"]))["type"] == "resigned"
-            # the bots resign two seconds after the person; a casual move alone takes 2.5 s
-            finished = await person.wait("finished", timeout=20)
-            assert {r["finish"] for r in finished["results"]} == {"resigned"}
+            # the watcher is back: the bots play their games out at full speed once the person
+            # resigned (at a casual 2.5 s a move that would take many minutes)
+            t0 = time.monotonic()
+            finished = await person.wait("finished", timeout=90)
+            assert time.monotonic() - t0 < 60
+            assert [r["finish"] for r in finished["results"] if r["player"]["kind"] == "human"] == [
+                "resigned"
+            ]
             await person.close()
     finally:
         if house is not None:
@@ -285,12 +385,12 @@ async def test_the_watcher_takes_an_empty_table_for_no_news_not_for_nobody_racin
     watcher = Watcher("ws://127.0.0.1:9/ws", frozenset({"g-bot"}))
     watcher.races["r1"] = state = _Race()
     watcher._saw("r1", [])  # a node that has no rows for the race yet
-    assert state.known.is_set() and not state.people_done.is_set() and state.others_done_at is None
+    assert state.known.is_set() and not state.people_done.is_set()
     person = {"player": {"id": "g-ada", "kind": "human"}, "finished": False}
     watcher._saw("r1", [person])
-    assert not state.people_done.is_set() and state.person_seen
+    assert not state.people_done.is_set()
     watcher._saw("r1", [], over=True)  # the race's `finished`: everyone is done
-    assert state.people_done.is_set() and watcher.others_gone_for("r1") is not None
+    assert state.people_done.is_set()
 
 
 async def test_house_bots_wait_without_telling_their_operator_they_wait(

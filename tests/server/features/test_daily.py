@@ -226,6 +226,7 @@ async def test_a_ghost_race_shows_the_earlier_attempt_at_its_recorded_pace(serve
             "time",
             "place",
             "connected",
+            "live",  # the place now: a count too, never a card
         }
         seen.setdefault(ghost[0]["moves"], time.time() * 1000 - zero)
         if ghost[0]["finished"]:

@@ -256,6 +256,44 @@ async def test_a_challenge_is_told_only_once_no_attempt_of_it_runs(server: RaceS
     assert sorted(r["player"]["name"] for r in board) == ["Maker", "Racer"]
 
 
+async def test_a_reveal_while_an_attempt_is_being_prepared_leaves_that_attempt_off_the_board(
+    server: RaceServer,
+) -> None:
+    """The creator's reveal once landed between an attempt's first read of its challenge and its
+    running mark: the reveal counted no attempt, told the deal, and the attempt still counted
+    (its player then raced the solution to the top). The reveal is put in that window on purpose
+    here (the real reveal, sent by the creator while the attempt loads its ghosts)."""
+    maker = await registered(server.url, "Maker")
+    racer = await registered(server.url, "Racer")
+    made = await maker.request("challenge_create", variant="terrace")
+    cid = made["challenge"]
+    await maker.wait("started")
+    assert (await maker.request("resign", race=made["race"]))["type"] == "resigned"
+    await maker.wait("finished")
+    ghosts = server.challenges._ghosts
+    told: list[Message] = []
+
+    async def ghosts_then_the_reveal(*args: Any) -> Any:
+        out = await ghosts(*args)
+        told.append(await maker.request("challenge_reveal", challenge=cid))
+        return out
+
+    server.challenges._ghosts = ghosts_then_the_reveal  # type: ignore[method-assign]
+    playing = await racer.request("challenge_play", challenge=cid)
+    assert told and told[0]["revealed"] is True and told[0]["seed"]  # the creator has the deal now
+    assert playing["type"] == "challenge_playing", playing
+    await racer.wait("started")
+    assert (await racer.request("resign", race=playing["race"]))["type"] == "resigned"
+    await racer.wait("finished")
+
+    async def kept() -> bool:
+        return await server.attempts.running(f"challenge-running:{cid}") == 0 and not server.attempts._tasks
+
+    await eventually(kept, what="the attempt kept")
+    board = (await racer.request("challenge", challenge=cid))["board"]
+    assert [r["player"]["name"] for r in board] == ["Maker"]  # a practice game on a told deal
+
+
 async def test_another_node_tells_nobody_else_an_attempt_exists(
     redis_url: str, make_server: MakeServer
 ) -> None:

@@ -50,8 +50,10 @@ async def analysed(c: Client, race: str) -> dict[str, Any]:
     answer = await eventually(ask, timeout=60, every=0.2, what="the analysis")
     assert answer["type"] == "analysis", answer
     for p in pending:
+        told = p.pop("players", [])  # the games made so far, each as the analysis will say it
         assert p == {"type": "analysing", "race": race, "retry_after": p["retry_after"], "re": p["re"]}
         assert p["retry_after"] >= 1
+        assert all(g in answer["players"] for g in told)
     return answer
 
 
@@ -194,3 +196,92 @@ async def test_players_who_made_the_same_moves_are_analysed_once(
         k: v for k, v in second.items() if k != "player"
     }
     assert first["player"]["name"] != second["player"]["name"]
+
+
+async def test_the_askers_own_game_is_analysed_first_and_told_while_the_others_are_made(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    srv: RaceServer = await make_server(
+        analysis_nodes=40_000, analysis_probes=12
+    )  # the defaults: seconds a game
+    a = await connect(MSGPACK, name="Ann", srv=srv)
+    b = await connect(MSGPACK, name="Ben", srv=srv)
+    race = await race_to_the_end(a, b)  # Ben resigned after 3 moves; Ann played on
+    told: list[list[str]] = []
+
+    async def ask() -> dict[str, Any] | None:
+        answer = await b.request("analysis", race=race)  # Ben asks: Ben's game first
+        if answer["type"] == "analysing":
+            told.append([g["player"]["name"] for g in answer.get("players", [])])
+            return None
+        return answer
+
+    final = await eventually(ask, timeout=120, every=0.05, what="the analysis")
+    assert [g["player"]["name"] for g in final["players"]] == ["Ann", "Ben"]  # the record's order
+    assert ["Ben"] in told and ["Ann"] not in told  # Ben's own game was told before Ann's was made
+    assert told[0] == []  # nothing made on the spot
+
+
+async def _from(srv: RaceServer, name: str, address: str) -> Client:
+    c = await Client.open(srv.url, additional_headers={"X-Forwarded-For": address})
+    assert (await c.request("hello", name=name))["type"] == "welcome"
+    return c
+
+
+async def test_one_address_asking_about_many_races_cannot_starve_another(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    srv: RaceServer = await make_server(**BUDGET, trusted_proxies="127.0.0.1")
+    # four races of two games each that the budget does not decide (each game takes its whole
+    # budget, in one turn of the worker): slow enough for the turns to matter
+    races = [
+        await race_to_the_end(
+            await connect(MSGPACK, name=f"P{i}", srv=srv), await connect(MSGPACK, name=f"Q{i}", srv=srv)
+        )
+        for i in range(4)
+    ]
+    greedy, other = await _from(srv, "greedy", "10.0.0.1"), await _from(srv, "other", "10.0.0.2")
+    first = [await greedy.request("analysis", race=r) for r in races[:3]]
+    # two races in making for one address at once; its third waits (asked to come back later)
+    assert [x["retry_after"] for x in first] == [1, 1, 5]
+    assert (await other.request("analysis", race=races[3]))["retry_after"] == 1  # another address gets in
+    done: list[str] = []
+
+    async def all_made() -> bool:
+        for r, c in ((races[0], greedy), (races[1], greedy), (races[3], other)):
+            if r not in done and (await c.request("analysis", race=r))["type"] == "analysis":
+                done.append(r)
+        return len(done) == 3
+
+    await eventually(all_made, timeout=60, every=0.02, what="three analyses")
+    # turns go by address: the other address's race is not made after both of the first's
+    assert done.index(races[3]) < 2, done
+
+
+async def test_a_page_without_hello_names_whose_game_comes_first(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    srv: RaceServer = await make_server(analysis_nodes=40_000, analysis_probes=12)
+    a = await connect(MSGPACK, name="Ann", srv=srv)
+    b = await connect(MSGPACK, name="Ben", srv=srv)
+    race = await race_to_the_end(a, b)
+    ben = next(
+        r["player"]["id"]
+        for r in (await a.request("record", race=race))["race"]["results"]
+        if r["player"]["name"] == "Ben"
+    )
+    page = await Client.open(srv.url, JSON)  # no hello, as the race page
+    told: list[list[str]] = []
+
+    async def ask() -> dict[str, Any] | None:
+        answer = await page.request("analysis", race=race, first=ben)
+        if answer["type"] == "analysing":
+            told.append([g["player"]["name"] for g in answer.get("players", [])])
+            return None
+        return answer
+
+    await eventually(ask, timeout=120, every=0.05, what="the analysis")
+    assert ["Ben"] in told and ["Ann"] not in told
+    bad = await page.request("analysis", race=race, first="")
+    assert bad["type"] == "error" and bad["code"] == "bad_field" and bad["field"] == "first"
+    await page.close()

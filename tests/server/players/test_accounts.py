@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -145,7 +146,18 @@ async def test_a_guests_name_is_free_again_once_the_guest_has_left(
     assert (await again.request("hello", name="dora"))["type"] == "welcome"
 
 
-@pytest.mark.parametrize(("first", "second"), [("Alice", "AIice"), ("B0b", "bob"), ("mary", "rnary")])
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Alice", "AIice"),
+        ("B0b", "bob"),
+        ("mary", "rnary"),
+        ("robo-ladder", "robo_ladder"),
+        ("robo-ladder", "roboladder"),
+        ("robo-ladder", "robo-lader"),
+        ("Robo_Ladder", "ROBOLADER"),
+    ],
+)
 @pytest.mark.parametrize("request_type", ["register", "hello"])
 async def test_a_name_that_looks_like_a_taken_one_is_name_taken(
     connect: Connect, first: str, second: str, request_type: str
@@ -402,3 +414,41 @@ async def test_the_memory_store_keeps_only_the_newest_sessions_of_a_flood_of_gue
     assert (welcome["type"], welcome["player"]["id"]) == ("welcome", sessions[-1][1])
     for c in (first, last):
         await c.close()
+
+
+@pytest.mark.parametrize("name", ["house-greedy-1", "House_Bot", "h0use", "HOUSEKEEPER", "hou-se-x"])
+@pytest.mark.parametrize("request_type", ["register", "hello"])
+async def test_a_house_name_needs_the_servers_house_key(
+    server: RaceServer, connect: Connect, name: str, request_type: str
+) -> None:
+    c = await connect()
+    refused = await c.request(request_type, name=name)
+    assert (refused["type"], refused["code"], refused["name"]) == ("error", "name_reserved", name)
+    wrong = await c.request(request_type, name=name, house_key="not-the-key")
+    assert (wrong["type"], wrong["code"]) == ("error", "bad_house_key")
+    assert await server.store.account_by_name(name) is None  # nothing changed
+    ok = await c.request(request_type, name=name, house_key=server.accounts.house_key)
+    assert ok["type"] in ("welcome", "registered"), ok
+
+
+@pytest.mark.parametrize("name", ["hous", "ahouse", "horse-1"])
+async def test_names_that_only_contain_or_resemble_house_are_anyones(connect: Connect, name: str) -> None:
+    assert (await (await connect()).request("register", name=name))["type"] == "registered"
+
+
+async def test_the_server_makes_its_house_key_file_once_and_a_given_key_wins(
+    make_server: MakeServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "keys" / "house.key"
+    first = await make_server(house_key_file=str(path))
+    key = path.read_text().strip()
+    assert first.accounts.house_key == key and len(key) >= 32
+    assert path.stat().st_mode & 0o777 == 0o600  # the operator's alone
+    second = await make_server(house_key_file=str(path))  # restarted (or a second node): the same key
+    assert second.accounts.house_key == key
+    given = await make_server(house_key_file=str(path), house_key="operator-chose-this")
+    assert given.accounts.house_key == "operator-chose-this"
+    c = await Client.open(given.url)
+    assert (await c.request("hello", name="house-x", house_key=key))["code"] == "bad_house_key"
+    assert (await c.request("hello", name="house-x", house_key="operator-chose-this"))["type"] == "welcome"
+    await c.close()

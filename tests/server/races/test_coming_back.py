@@ -18,10 +18,10 @@ async def test_a_guest_that_says_it_is_a_bot_is_shown_as_a_bot_and_kept_out_of_t
     connect: Connect,
 ) -> None:
     bot = await connect()
-    welcome = await bot.request("hello", name="house-one", kind="bot")
+    welcome = await bot.request("hello", name="robot-one", kind="bot")
     assert welcome["player"] == {
         "id": welcome["player"]["id"],
-        "name": "house-one",
+        "name": "robot-one",
         "kind": "bot",
         "guest": True,
     }
@@ -36,16 +36,16 @@ async def test_a_guest_that_says_it_is_a_bot_is_shown_as_a_bot_and_kept_out_of_t
 
 async def test_standings_say_which_player_is_a_bot(connect: Connect) -> None:
     bot = await connect()
-    await bot.request("hello", name="house-two", kind="bot")
+    await bot.request("hello", name="robot-two", kind="bot")
     alice = await connect(name="alice")
     created = await alice.request("create", variant="terrace", seats=2, start="full")
     await bot.request("join", race=created["race"]["id"])
     started = await alice.wait("started")
-    assert {p["name"]: p["kind"] for p in started["players"]} == {"alice": "human", "house-two": "bot"}
+    assert {p["name"]: p["kind"] for p in started["players"]} == {"alice": "human", "robot-two": "bot"}
     standings = await alice.wait("standings")
     assert {r["player"]["name"]: r["player"]["kind"] for r in standings["rows"]} == {
         "alice": "human",
-        "house-two": "bot",
+        "robot-two": "bot",
     }
 
 

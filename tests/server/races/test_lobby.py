@@ -479,7 +479,7 @@ async def test_queue_keeps_apart_different_variants_and_goals(server: RaceServer
 async def test_house_players_alone_never_start_a_race_however_long_they_wait(
     server: RaceServer, connect: Connect
 ) -> None:
-    house = [await connect(name=n) for n in ("house-1", "house-2", "house-3", "house-4", "house-5")]
+    house = [await connect(name=n) for n in ("filler-1", "filler-2", "filler-3", "filler-4", "filler-5")]
     for c in house:
         answer = await c.request("queue", variant="terrace", house=True)
         assert (answer["type"], answer["house"]) == ("queued", True)
@@ -492,7 +492,7 @@ async def test_a_player_joining_waiting_house_players_is_seated_first_and_starts
     make_server: MakeServer, connect: Connect
 ) -> None:
     srv = await make_server(queue_seats=3, queue_wait=30)
-    house = [await connect(name=n, srv=srv) for n in ("house-1", "house-2", "house-3")]
+    house = [await connect(name=n, srv=srv) for n in ("filler-1", "filler-2", "filler-3")]
     for c in house:
         assert (await c.request("queue", variant="terrace", house=True))["type"] == "queued"
     alice = await connect(name="alice", srv=srv)
@@ -501,7 +501,7 @@ async def test_a_player_joining_waiting_house_players_is_seated_first_and_starts
     started = await alice.wait("started", timeout=3)
     assert time.monotonic() - t0 < 3  # full at once: no queue_wait
     # alice first, then the house players who waited longest
-    assert [p["name"] for p in started["players"]] == ["alice", "house-1", "house-2"]
+    assert [p["name"] for p in started["players"]] == ["alice", "filler-1", "filler-2"]
     assert (await house[0].wait("started"))["race"] == started["race"]
     # the third house player is still waiting for the next person
     assert (await house[2].request("queue", variant="terrace", house=True))["code"] == "already_queued"
@@ -636,6 +636,7 @@ async def test_a_spectator_sees_standings_and_the_end_but_never_a_card(connect: 
                 "time",
                 "place",
                 "connected",
+                "live",  # the place now: a count too, never a card
             }
 
 

@@ -96,21 +96,72 @@ async def _account(url: str, name: str, source: str = "127.0.0.1") -> Client:
     return client
 
 
-async def test_a_race_seats_one_account_per_address(make_server: MakeServer) -> None:
+async def test_a_race_created_rated_seats_one_account_per_address(make_server: MakeServer) -> None:
     server = await make_server(rated_seats_per_address=1)
     alice, bob = await _account(server.url, "alice"), await _account(server.url, "bob")
-    race = (await alice.request("create", variant="terrace", seats=3))["race"]["id"]
+    created = await alice.request("create", variant="terrace", seats=3, rated=True)
+    race = created["race"]["id"]
+    assert created["race"]["rated"] is True and "unrated" not in created["race"]
     refused = await bob.request("join", race=race)
     assert (refused["code"], refused["race"]) == ("same_address", race)
-    assert refused["message"] == (
-        f"Another registered player in race {race} plays from your address or client; "
-        "a race that may be rated takes one account per address and client."
+    assert refused["message"] == (  # it says how they could race each other
+        f"Another registered player in race {race} plays from your address or client, and it was created "
+        "rated, which takes one account per address and client. To race each other, create a race without "
+        "'rated' (terrace play --create, or Create on the play page): it goes ahead unrated."
     )
     guest = await _guest(server.url, "carol")  # a guest never makes a race rated: welcome
     assert (await guest.request("join", race=race))["type"] == "joined"
     dave = await _account(server.url, "dave", source="127.0.0.2")  # another address: welcome
     assert (await dave.request("join", race=race))["type"] == "joined"
     for c in (alice, bob, guest, dave):
+        await c.close()
+
+
+async def test_friends_on_one_network_race_each_other_unrated_told_before_it_starts(
+    make_server: MakeServer,
+) -> None:
+    """Two accounts of one address in a created race: the join goes ahead, the race is unrated,
+    and everyone in it hears so (the joined answer, the race push, the started push) before the
+    first view; the finished race moves no rating and reaches no board."""
+    server = await make_server(rated_seats_per_address=1)
+    alice, bob = await _account(server.url, "alice"), await _account(server.url, "bob")
+    created = await alice.request("create", variant="terrace", seats=2, start="full")
+    race = created["race"]["id"]
+    assert "unrated" not in created["race"]
+    joined = await bob.request("join", race=race)
+    assert (joined["type"], joined["race"]["unrated"]) == ("joined", "same_address")
+    pushed = await alice.wait(
+        lambda m: m.get("type") == "race" and m["race"].get("unrated") == "same_address"
+    )
+    assert [p["name"] for p in pushed["race"]["players"]] == ["alice", "bob"]
+    for c in (alice, bob):
+        started = await c.wait("started")
+        assert started["unrated"] == "same_address"
+    for c in (alice, bob):
+        await c.request("resign", race=race)
+    await alice.wait("finished")
+    record = await eventually(lambda: server.archive.record(race), what="the record")
+    assert record["unrated"] == "same_address"
+    await eventually(lambda: not server.archive._saving, what="the boards' writes")
+    board = await alice.request("leaderboard", board="rating", variant="terrace", pool="humans")
+    assert board["rows"] == []  # no rating moved
+    for c in (alice, bob):
+        await c.close()
+
+
+async def test_a_race_made_unrated_is_rated_again_when_one_of_the_two_leaves_before_the_start(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(rated_seats_per_address=1)
+    alice, bob = await _account(server.url, "alice"), await _account(server.url, "bob")
+    race = (await alice.request("create", variant="terrace", seats=3))["race"]["id"]
+    assert (await bob.request("join", race=race))["race"]["unrated"] == "same_address"
+    assert (await bob.request("leave", race=race))["type"] == "left"
+    pushed = await alice.wait(lambda m: m.get("type") == "race" and len(m["race"]["players"]) == 1)
+    assert "unrated" not in pushed["race"]
+    dave = await _account(server.url, "dave", source="127.0.0.2")  # another address: rated as ever
+    assert "unrated" not in (await dave.request("join", race=race))["race"]
+    for c in (alice, bob, dave):
         await c.close()
 
 
@@ -146,7 +197,7 @@ async def test_a_race_seats_one_account_per_client_install_whatever_the_address(
     server = await make_server(rated_seats_per_address=1)
     alice = await Client.open(server.url, local_addr=("127.0.0.2", 0))
     assert (await alice.request("register", name="alice", client="install-0001"))["type"] == "registered"
-    race = (await alice.request("create", variant="terrace", seats=3))["race"]["id"]
+    race = (await alice.request("create", variant="terrace", seats=3, rated=True))["race"]["id"]
     bob = await Client.open(server.url, local_addr=("127.0.0.3", 0))  # another address, the same install
     assert (await bob.request("register", name="bob", client="install-0001"))["type"] == "registered"
     assert (await bob.request("join", race=race))["code"] == "same_address"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import urllib.error
 import urllib.request
@@ -12,9 +13,12 @@ from typing import Any
 import pytest
 
 from server.app import RaceServer
+from server.store import Account
+from server.store.redis import RedisStore
 from tests.poll import eventually
 from tests.server.conftest import FAST
 from tests.server.redis_server import RedisServer
+from tests.server.store.test_store import _add_as_before_folding
 from tests.server.wire import Client
 
 
@@ -189,3 +193,27 @@ async def test_writes_waiting_for_replicas_that_are_not_there_make_the_store_dow
     with pytest.raises(StoreDown):  # the server does not start on it: it says so, and why
         async with RaceServer(dataclasses.replace(FAST, redis_url=redis_url, redis_replica_acks=1)):
             pass
+
+
+async def test_accounts_from_before_name_folding_keep_working_after_the_upgrade(redis_url: str) -> None:
+    """Two accounts registered while ``robo-ladder`` and ``robo_ladder`` were two names: a server of
+    today indexes them as it starts; both say hello with their tokens, a third look-alike is refused."""
+    old = RedisStore(redis_url)
+    try:
+        for n, name in ((1, "robo-ladder"), (2, "robo_ladder")):
+            token_hash = hashlib.sha256(f"token-{n}".encode()).hexdigest()
+            await _add_as_before_folding(
+                old, Account(f"p-{n}", name, "human", token_hash, 1_700_000_000_000 + n)
+            )
+    finally:
+        await old.close()
+    async with RaceServer(dataclasses.replace(FAST, redis_url=redis_url)) as srv:
+        for n, name in ((1, "robo-ladder"), (2, "robo_ladder")):
+            c = await Client.open(srv.url)
+            welcome = await c.request("hello", token=f"token-{n}")
+            assert (welcome["type"], welcome["player"]["name"]) == ("welcome", name), welcome
+            await c.close()
+        c = await Client.open(srv.url)
+        refused = await c.request("register", name="Robo-Lader")
+        assert (refused["type"], refused["code"]) == ("error", "name_taken"), refused
+        await c.close()

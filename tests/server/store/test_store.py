@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from redis import exceptions as rexc
 
+from server import names
 from server.store import (
     Account,
     BoardPut,
@@ -129,6 +130,31 @@ async def test_names_that_look_alike_are_one_name(store: Store, first: str, seco
     assert await store.account_by_id("p-2") is None
     assert await store.account_by_name(second) == account(1, first)
     assert await store.add_account(account(3, "Alicia"))  # a different name is still a name of its own
+
+
+@pytest.mark.parametrize("second", ["robo_ladder", "roboladder", "robo-lader", "Robo.Ladder", "ROBO__LADDER"])
+async def test_separators_and_doubled_letters_fold_into_one_name(store: Store, second: str) -> None:
+    assert await store.add_account(account(1, "robo-ladder"))
+    assert not await store.add_account(account(2, second))
+    assert await store.account_by_id("p-2") is None
+    assert await store.account_by_name(second) == account(1, "robo-ladder")
+
+
+@pytest.mark.parametrize(("first", "second"), [("player1", "player11"), ("robo-ladder", "robo-ladders")])
+async def test_digits_and_other_letters_stay_names_of_their_own(
+    store: Store, first: str, second: str
+) -> None:
+    assert await store.add_account(account(1, first))
+    assert await store.add_account(account(2, second))
+    assert await store.account_by_name(second) == account(2, second)
+
+
+async def test_index_names_on_a_store_of_todays_keys_changes_nothing(store: Store) -> None:
+    assert await store.add_account(account(1, "robo-ladder"))
+    await store.index_names()
+    assert await store.index_names() == 0  # once
+    assert not await store.add_account(account(2, "robo_ladder"))
+    assert await store.account_by_name("robo-ladder") == account(1, "robo-ladder")
 
 
 async def test_concurrent_registrations_of_one_name_let_one_win(store: Store) -> None:
@@ -617,6 +643,50 @@ async def test_two_nodes_cannot_both_register_a_name(redis_url: str) -> None:
     finally:
         await a.close()
         await b.close()
+
+
+async def _add_as_before_folding(store: RedisStore, a: Account) -> None:
+    """Write an account as the store did while names had look-alike keys only (keys version 1)."""
+    r = store._r
+    await r.hset(
+        store._tag("acct", "account", a.id),
+        mapping={
+            "id": a.id,
+            "name": a.name,
+            "kind": a.kind,
+            "token_hash": a.token_hash,
+            "created_at": a.created_at,
+        },
+    )
+    await r.set(store._tag("acct", "account-token", a.token_hash), a.id)
+    await r.set(store._tag("acct", "account-name", a.name.casefold()), a.id)
+    looks = {names.skeleton(a.name.casefold()).casefold(), names.skeleton(a.name).casefold()}
+    for key in looks:  # the two look-alike keys, not the folded ones
+        await r.set(store._tag("acct", "account-look", key), a.id)
+
+
+async def test_accounts_made_before_folding_keep_working_and_new_clashes_are_refused(redis_url: str) -> None:
+    """The upgrade: accounts whose names clash only once folded all keep working (found by
+    their own names and tokens); the older holds the folded name, so a third is refused."""
+    old = RedisStore(redis_url)
+    try:
+        first, second = account(1, "robo-ladder"), account(2, "robo_ladder")
+        for a in (first, second, account(3, "roboladder")):
+            await _add_as_before_folding(old, a)
+    finally:
+        await old.close()
+    new = RedisStore(redis_url)  # a server of today starts on that store
+    try:
+        assert await new.index_names() == 3
+        assert await new.index_names() == 0
+        for a in (first, second, account(3, "roboladder")):
+            assert await new.account_by_name(a.name) == a
+            assert await new.account_by_token_hash(a.token_hash) == a
+        assert not await new.add_account(account(4, "Robo.Lader"))
+        assert await new.account_by_name("robo-lader") == first  # the older one holds the folded name
+        assert await new.add_account(account(5, "robo-ladders"))
+    finally:
+        await new.close()
 
 
 async def test_prefix_separates_stores(redis_url: str) -> None:

@@ -27,11 +27,11 @@ async def _account(url: str, name: str, forwarded: str | None) -> Client:
 async def _join(
     make_server: MakeServer, proxies: str, first: str | None, second: str | None
 ) -> dict[str, object]:
-    """Alice (forwarded as ``first``) creates a race; Bob's (``second``) answer to joining it."""
+    """Alice (forwarded as ``first``) creates a rated race; Bob's (``second``) answer to joining it."""
     server = await make_server(rated_seats_per_address=1, trusted_proxies=proxies)
     alice = await _account(server.url, "alice", first)
     bob = await _account(server.url, "bob", second)
-    race = (await alice.request("create", variant="terrace", seats=2))["race"]["id"]
+    race = (await alice.request("create", variant="terrace", seats=2, rated=True))["race"]["id"]
     answer = await bob.request("join", race=race)
     for c in (alice, bob):
         await c.close()

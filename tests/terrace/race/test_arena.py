@@ -103,6 +103,27 @@ def test_a_race_over_pairs_its_players_still_joined_while_running() -> None:
     assert effects == [Changed("running"), Pair(("a", "b"))]
 
 
+def test_the_summary_counts_everyone_on_the_standings_and_says_who_is_still_joined() -> None:
+    """A list once said 3 players where the standings showed 4 (one had raced and left)."""
+    arena = Arena.restore(SPEC, [bot("a"), bot("b"), bot("c"), bot("d")], [], T0)
+    arena.race_over(result("r1", T0 + 50, "a", "b", "c", "d"), T0 + 50)
+    arena.leave("d")
+    summary = arena.summary(T0 + 60)
+    assert summary["players"] == len(arena.standings()) == 4
+    assert summary["joined"] == 3
+    arena.join(bot("e"), T0 + 70)  # joined, no race yet: on the standings with nothing
+    assert arena.summary(T0 + 70)["players"] == len(arena.standings()) == 5
+
+
+def test_the_summary_counts_everyone_in_the_standings_even_who_left() -> None:
+    arena = Arena.restore(SPEC, [bot("a"), bot("b"), bot("c"), bot("d")], [], T0)
+    arena.race_over(result("r1", T0 + 50, "a", "b", "c", "d"), T0 + 50)
+    arena.leave("d")  # d raced once and left: still in the standings, so still counted
+    arena.join(bot("e"), T0 + 60)  # e joined and has not raced yet: in the standings too
+    summary = arena.summary(T0 + 70)
+    assert summary["players"] == len(arena.standings()) == 5
+
+
 def test_a_race_over_after_the_end_counts_but_pairs_nobody() -> None:
     arena = Arena.restore(SPEC, [bot("a"), bot("b")], [], SPEC.ends_ms + 1)
     assert arena.race_over(result("r1", SPEC.ends_ms + 1, "a", "b"), SPEC.ends_ms + 1) == [

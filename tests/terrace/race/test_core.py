@@ -382,6 +382,21 @@ def test_moves_within_the_standings_window_make_one_push_when_the_clock_reaches_
     assert [r["moves"] for r in pushed[0].message["rows"]] == [1, 1]  # type: ignore[union-attr]
 
 
+def test_a_live_push_gives_each_row_its_place_now_ties_shared_and_the_results_do_not() -> None:
+    race = running(ALICE, BOB, CAROL)
+    play(race, ALICE, 1, "1f", NOW)  # alice's base: a card home; bob and carol tied behind
+    rows = race.tick(NOW + TIMING.standings)[0].message["rows"]  # type: ignore[union-attr]
+    assert [(r["player"]["name"], r["live"], r["place"]) for r in rows] == [
+        ("alice", 1, None),
+        ("bob", 2, None),
+        ("carol", 2, None),
+    ]
+    for who in (ALICE, BOB, CAROL):
+        ended = race.apply_resign(race.check_resign(who["id"], NOW + 500), NOW + 500)
+    finished = next(e.message for e in ended if isinstance(e, Broadcast) and e.message["type"] == "finished")
+    assert all("live" not in r for r in finished["results"])  # a record says places only
+
+
 def test_resign_is_checked_logged_then_applied() -> None:
     race = running(ALICE, BOB)
     entry = race.check_resign("g-alice", NOW)

@@ -375,7 +375,7 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     ),
     "daily_attempted": (
         {"variant": "terrace", "day": "2026-11-18"},
-        "You have used your daily attempt at terrace for 2026-11-18; ask with practice to play it again.",
+        "You have used your daily attempt at terrace for 2026-11-18; play it again unrated as practice (terrace daily --practice; practice: true in daily_play).",
     ),
     "daily_attempt_first": (
         {"variant": "terrace"},
@@ -428,10 +428,20 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "store_down": ({}, "The server's store is unavailable; nothing was changed. Try again shortly."),
     "rate_limited": ({"retry_after": 0.25}, "Too many messages; wait 0.25 s."),
     "busy": ({}, "Too many requests are waiting on this connection; wait for their answers."),
+    "name_reserved": (
+        {"name": "house-greedy-1"},
+        "Names beginning with 'house' ('house-greedy-1' is one) are kept for this server's own house bots; "
+        "choose another name.",
+    ),
+    "bad_house_key": (
+        {},
+        "That is not this server's house key; a house name needs the key the server was given.",
+    ),
     "same_address": (
         {"race": "9f3a61c2"},
-        "Another registered player in race 9f3a61c2 plays from your address or client; "
-        "a race that may be rated takes one account per address and client.",
+        "Another registered player in race 9f3a61c2 plays from your address or client, and it was created "
+        "rated, which takes one account per address and client. To race each other, create a race without "
+        "'rated' (terrace play --create, or Create on the play page): it goes ahead unrated.",
     ),
     "too_many_races": (
         {"by": "you", "limit": 3},

@@ -1,0 +1,97 @@
+"""The server's child processes, made to die with it however it ends.
+
+A server killed with SIGKILL runs no shutdown code: its search workers (a process pool
+forked by the forkserver) and the pool's resource tracker would stay behind with parent 1
+for minutes, and a crash-looping server would pile them up. On Linux each child asks the
+kernel (``prctl(PR_SET_PDEATHSIG)``) for a signal when its parent dies:
+
+* :func:`child` starts a command (the house bots of ``--house``) that gets SIGTERM when the
+  server dies.
+
+Pool workers cannot use it: their parent is the forkserver, which waits for the end of a pipe
+that every worker holds too (so it never comes while they live). :func:`pool` gives workers
+that watch the server itself: a thread waits on its ``pidfd`` (Linux 5.3; elsewhere it looks
+every second) and ends the worker when the server is gone. With the workers gone, the
+forkserver's pipe and the resource tracker's are closed at last, and both exit.
+
+Elsewhere (no ``prctl``) :func:`child` asks nothing: a clean shutdown still stops it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import multiprocessing
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Ask the kernel for ``sig`` when this process's parent dies (Linux; elsewhere nothing).
+
+    If the parent is already gone (it died before this ran) the signal is sent now."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
+        return  # refused (a sandbox): the clean shutdown still stops us
+    if os.getppid() != parent:  # the parent died between getppid and prctl
+        os.kill(os.getpid(), sig)
+
+
+POLL_EVERY = 1.0  # seconds between looks at the server where there is no pidfd
+
+
+def die_with(pid: int) -> None:
+    """In a pool worker (its initializer): end this process when process ``pid`` ends."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(1)  # the server died before this worker started
+    except (AttributeError, OSError):  # no pidfd here: look every second
+        threading.Thread(target=_poll, args=(pid,), name="die-with-server", daemon=True).start()
+        return
+    threading.Thread(target=_wait, args=(pidfd,), name="die-with-server", daemon=True).start()
+
+
+def _wait(pidfd: int) -> None:
+    select.select([pidfd], [], [])  # readable once the process is gone
+    os._exit(1)  # no clean-up: the work it held was the server's, and that is gone
+
+
+def _poll(pid: int) -> None:
+    while True:
+        time.sleep(POLL_EVERY)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            pass  # (a pid reused by another user's process: ours is gone, but rare enough to wait)
+
+
+def pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool (forkserver) whose workers end when this process ends, however it ends."""
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=die_with,
+        initargs=(os.getpid(),),
+    )
+
+
+def child(argv: Sequence[str], **popen: object) -> subprocess.Popen[bytes]:
+    """``argv`` started as a child that gets SIGTERM when this process dies."""
+    return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
+        list(argv), preexec_fn=lambda: die_with_parent(signal.SIGTERM), **popen
+    )
