@@ -146,10 +146,10 @@ def bench_playouts(variant: str, deals: list[int]) -> dict[str, Any]:
     slow, theirs = timed(lambda g: dive(g, adapter_for(g, hasty=True), PLAYOUT_STEPS))
     return {
         "playouts": len(games),
-        "won": sum(g._won() for g in ours),
+        "won": sum(g.won() for g in ours),
         "playouts_per_cpu_s": len(games) / fast,
         "reference_per_cpu_s": len(games) / slow,
-        "same_ends": all(a._places == b._places for a, b in zip(ours, theirs, strict=True)),
+        "same_ends": all(a.places == b.places for a, b in zip(ours, theirs, strict=True)),
     }
 
 

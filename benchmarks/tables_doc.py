@@ -46,6 +46,7 @@ TABLES: dict[str, Table] = {
     "engine-lost-search": Table(("engine",), offline.engine_lost_search),
     "bots": Table(offline.BOT_FILES, offline.bots),
     "solver": Table(("solver",), offline.solver),
+    "reductions": Table(("reductions",), offline.reductions),
     "winnable-create": Table(("winnable",), offline.winnable_create),
     "winnable-queue": Table(("winnable-queue",), offline.winnable_queue),
     "daily": Table(("daily", "daily-signora"), offline.daily),

@@ -108,10 +108,27 @@ def solver(results: Results) -> list[str]:
     )  # fmt: skip
     for v, r in out["variants"].items():
         lines.append(
-            row(v, r["deals"], pct(r["winnable_rate"]), pct(r["lost_rate"]), pct(r["undecided_rate"]),
-                n2(r["median_seconds_decided"]), n0(r["positions_per_cpu_s"]))
+            row(v, r["deals"], pct(r["won"]), pct(r["lost"]), pct(r["unknown"]),
+                n2(r["median_decided_seconds"]), n0(r["nodes_per_second"]))
         )  # fmt: skip
     return lines + sources(results, ["solver"])
+
+
+def reductions(results: Results) -> list[str]:
+    out = results["reductions"]["output"]
+    lines = head(
+        "reduction (added to those above)", "positions asked", "positions searched", "decided", "CPU s",
+        right=(1, 2, 3, 4),
+    )  # fmt: skip
+    before = None
+    for r in out["steps"]:
+        gained = "" if before is None else f" (+{r['decided'] - before})"
+        before = r["decided"]
+        lines.append(
+            row(r["reduction"], r["positions_asked"], n0(r["positions_searched"]), f"{r['decided']}{gained}",
+                n1(r["cpu_s"]))
+        )  # fmt: skip
+    return lines + sources(results, ["reductions"])
 
 
 # ----- winnable deals, the daily deal, hindsight, replay -------------------------------------

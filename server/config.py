@@ -90,7 +90,9 @@ class Config:
     restore_budget: float = 2.0  # seconds of log replay a starting server waits for before it accepts
     memory_sessions: int = 5_000  # sessions the in-memory store keeps (the oldest go first)
     analysis_nodes: int = 40_000  # hindsight (`analysis`): positions searched per position asked about
-    analysis_probes: int = 12  # hindsight: positions of one player's game the solver is asked about
+    analysis_probes: int = (
+        12  # hindsight: one player's game's budget, in questions' worth (nodes * probes positions)
+    )
     # ----- many nodes, one game (shared sessions, queues and races)
     session_ttl: float = 86_400.0  # seconds a session stays good after its last hello, on every node
     redis_mode: str = "single"  # "single": one Redis (or a primary); "cluster": Redis Cluster seed URL
@@ -161,7 +163,7 @@ _HELP = {
     "restore_budget": "seconds a starting server spends replaying race logs before it accepts connections",
     "memory_sessions": "sessions the in-memory store keeps; past it the one put longest ago goes",
     "analysis_nodes": "hindsight analysis: solver positions per position of a finished game asked about",
-    "analysis_probes": "hindsight analysis: positions of one player's finished game the solver is asked about",
+    "analysis_probes": "hindsight analysis: one player's game's budget, in questions of analysis_nodes positions",
     # ----- many nodes, one game
     "session_ttl": "seconds a session stays good on every node after its last hello",
     "redis_mode": "'single' for one Redis, 'cluster' for Redis Cluster (--redis-url names any node)",

@@ -4,7 +4,7 @@
     terrace-arena solve --deals seeds/bench-1000.txt --variant queen-of-italy --nodes 30000 --json
     terrace-arena solve --deals 1-200 --variant terrace --seconds 1 --clock cpu --nodes 10000000
 
-Each deal is solved from its start (``terrace.solve.solve``) in a pool of
+Each deal is decided from its start (``terrace.solve.decided``) in a pool of
 ``spawn`` worker processes (``--jobs``), with a node budget (``--nodes``,
 deterministic) and optionally a time budget (``--seconds``, per deal, which
 makes "unknown" depend on the machine's load; "won" and "lost" never do;
@@ -29,7 +29,8 @@ from typing import Any
 
 import terrace
 from bots.arena.deals import load_deals
-from terrace.solve import NODES, solve
+from terrace.solve import NODES, decided
+from terrace.solve.decide import DEAL_SHARES
 
 PROG = "terrace-arena solve"
 LEGEND = """\
@@ -55,7 +56,9 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 def solve_deal(variant: str, deal: int, nodes: int, seconds: float | None, clock: str = "wall") -> Solved:
     """Solve one numbered deal from its start (run in a worker process)."""
-    s = solve(terrace.new_game(variant, deal), nodes=nodes, seconds=seconds, clock=CLOCKS[clock])
+    s = decided(
+        terrace.new_game(variant, deal), nodes=nodes, seconds=seconds, clock=CLOCKS[clock], shares=DEAL_SHARES
+    )
     return Solved(variant, deal, s.verdict, s.nodes, s.seconds, len(s.moves))
 
 

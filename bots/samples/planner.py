@@ -168,11 +168,11 @@ def _key(b: View) -> str:
 def _rollout(game: Game, back: tuple[int, int]) -> float:
     """A fast greedy game on a guessed deal, on the engine's own move pairs (no names, no
     status, no views): its score, plus a bonus for a cleared terrace."""
-    p = game._places
+    p = game.places
     idle = 0
     for _ in range(ROLLOUT_CAP):
         best, rank = back, 9
-        for move in game._generate():
+        for move in game.legal_pairs():
             src, dst = move
             if dst >= F1:
                 r = min(src, 2)  # the terrace top, the waste, then the piles
@@ -192,8 +192,8 @@ def _rollout(game: Game, back: tuple[int, int]) -> float:
                 best, rank = move, r
         if rank == 9:
             break
-        game._apply(best)
+        game.advance(best)
         idle = 0 if rank in (0, 1, 2, 6, 7) else idle + 1
         back = best
-    game._legal = None
+    game.touched()
     return game.score + (20.0 if not p[T] else 0.0)

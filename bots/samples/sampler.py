@@ -23,9 +23,10 @@ What it remembers is what it saw: signora's second pass through the stock is the
 waste it turned over, and Louis's later deals deal the heaps it gathered, in the
 gathering order; then it plays with the true order instead of guesses. Once the
 stock's order is known that way, or the stock is empty, the rest of the game
-hides nothing, so it asks the solver itself (``terrace.solve.solve``, a node
-budget) for a winning line and plays it; when the solver finds none within the
-budget it keeps sampling and asks again after a few more cards are home. Its
+hides nothing, so it asks the decider itself (``terrace.solve.decided``, a node
+budget, one table of positions proven lost kept for the game) for a winning line
+and plays it; when it finds none within the budget the bot keeps sampling and asks
+again after a few more cards are home, and once it proves the game lost it asks no more. Its
 random numbers are seeded from the race id, so the same views give the same moves.
 """
 
@@ -36,7 +37,8 @@ from typing import Any
 
 from bots.bot import Bot, View
 from terrace.rules.louis import GATHER_ORDER, PLACE_NAMES
-from terrace.solve import first_choices, playout, solve
+from terrace.solve import decided, first_choices, playout
+from terrace.solve.decide import Table
 from terrace.solve.imagine import board, imagine, reshuffled, unseen
 
 FIRST_ROUND = 4  # guessed stocks for every candidate at a choice
@@ -67,8 +69,10 @@ class SamplerBot(Bot):
         self.been: set[str] = set()  # positions stood in
         self.line: list[str] = []  # a winning line the solver found once the stock's order was known
         self.solved_at = -1  # cards home when the solver last looked at a known stock
+        self.table = Table()  # positions the decider proved lost in this game (the stock it knew)
 
     def start(self, race: dict[str, Any]) -> None:
+        self.table = Table()
         self.rng.seed(f"sampler:{race.get('race')}")
         version = race.get("rules_version")
         self.rules_version = version if isinstance(version, int) else None
@@ -104,7 +108,9 @@ class SamplerBot(Bot):
         if order is None:
             return None
         self.solved_at = view["score"]
-        s = solve(self.imagine(view, order), nodes=SOLVE_NODES)
+        s = decided(self.imagine(view, order), nodes=SOLVE_NODES, table=self.table)
+        if s.verdict == "lost":
+            self.solved_at = 105  # proven: no later look can find a win
         if s.verdict != "won" or not s.moves or s.moves[0] not in legal:
             return None
         self.line = list(s.moves[1:])
@@ -201,7 +207,7 @@ class SamplerBot(Bot):
         g = game.copy()
         g.play(move)
         end = playout(g, steps)
-        return WIN if end._won() else end.score - TERRACE * end.terrace_left
+        return WIN if end.won() else end.score - TERRACE * end.terrace_left
 
     def returns(self, game: Any, move: str) -> bool:
         """Whether ``move`` leads back to a position this bot has stood in (a loop)."""

@@ -4,19 +4,20 @@
 (``analysis``), or starts making it and answers ``analysing`` with
 ``retry_after``: the client asks again (it polls; nothing is pushed). Each
 player's game is analysed as :func:`terrace.solve.hindsight.analyse_game` does
-it (the solver, stock known, within the server's ``analysis_nodes`` and
-``analysis_probes``): the core's :class:`~terrace.solve.hindsight.Plan` names
-each position to solve, and each solve runs alone in the server's worker
-processes, one at a time, so the event loop never waits for it, at most one
-worker is busy with it (the others stay free for the lost search of live races
-and for winnable deals), and a server that stops waits for one solve at most. The
+it (the decider, stock known, within the server's ``analysis_nodes`` per question
+and ``analysis_nodes * analysis_probes`` per game): one game's questions share a
+table of positions proven lost, so a game is analysed whole in one call in the
+server's worker processes, one game at a time, so the event loop never waits for
+it, at most one worker is busy with it (the others stay free for the lost search
+of live races and for winnable deals), and a server that stops waits for one
+game's analysis at most (about ten seconds of one core). The
 analysis is saved in the store beside the record (memory or Redis: any node
 then answers it) and never made twice at once for one race.
 
 The asker's own game is analysed first, and each game done is told in the ``analysing``
 answers (``players``) while the others are made: a person sees their own game within
 seconds. The worker's turns are fair by address (:class:`~server.features.fair.FairTurns`):
-an address asking about many races gets one solve a round, as one asking about one race
+an address asking about many races gets one game a round, as one asking about one race
 does, and an address has at most ``PER_ADDRESS`` races in making, so it cannot fill the
 server's slots and keep another address's race out.
 
@@ -43,8 +44,7 @@ from server.players.accounts import Player
 from server.store import Store, StoreDown
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
-from terrace.solve import Solution
-from terrace.solve.hindsight import Plan, solve_after
+from terrace.solve.hindsight import analyse_game
 from terrace.wire.messages import Analysing, AnalysisAnswer, AnalysisQuery, GameHindsight
 
 log = logging.getLogger("terrace.server")
@@ -155,25 +155,23 @@ class Analyses:
         seed = bytes.fromhex(record["seed"])
         version = record.get("rules_version", 1)
         loop = asyncio.get_running_loop()
-        plan = Plan(moves, self.probes)
-        while (k := plan.next()) is not None:
-            async with self._turns.turn(address):  # one solve at a time, addresses in turn
-                answer, why = await loop.run_in_executor(
-                    self.executor, _solve_after, record["variant"], seed, moves[:k], version, self.nodes
-                )
-            if answer is None:
-                raise RuntimeError(why)
-            plan.tell(k, answer)
+        async with self._turns.turn(address):  # one game at a time, addresses in turn
+            answer, why = await loop.run_in_executor(
+                self.executor, _analyse, record["variant"], seed, moves, version, self.nodes, self.probes
+            )
+        if answer is None:
+            raise RuntimeError(why)
         self.games += 1
-        return plan.result().to_dict()
+        return answer
 
 
-def _solve_after(
-    variant: str, seed: bytes, moves: list[str], version: int, nodes: int
-) -> tuple[Solution | None, str]:
-    """The solver's answer after ``moves``, or None and why (in a worker process). Nothing is
+def _analyse(
+    variant: str, seed: bytes, moves: list[str], version: int, nodes: int, probes: int
+) -> tuple[dict[str, Any] | None, str]:
+    """One game's analysis as protocol data, or None and why (in a worker process). Nothing is
     raised across the process boundary: an exception that does not pickle back breaks the pool."""
     try:
-        return solve_after(variant, seed, moves, rules_version=version, nodes=nodes), ""
+        found = analyse_game(variant, seed, moves, rules_version=version, nodes=nodes, probes=probes)
+        return found.to_dict(), ""
     except Exception as exc:
         return None, f"{type(exc).__name__}: {exc}"

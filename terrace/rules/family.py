@@ -9,8 +9,9 @@ Move generation indexes what every foundation and pile top will accept by a
 small integer key, so a position's moves cost one dictionary lookup per
 available card instead of trying every source against every target.
 
-Kept as one module (about 410 lines): the move index, the moves, what each move does and
-why a move is refused all read the one numbering of places and must change together.
+Kept as one module (about 470 lines): the move index, the moves, what each move does (also
+played and taken back in place for solvers) and why a move is refused all read the one
+numbering of places and must change together.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from terrace.rules.versions import RULES_VERSION
 
 T, W, S = 0, 1, 2
 PILES = range(3, 12)  # piles 1..9
+PILE1 = PILES[0]
 FOUNDATIONS = range(12, 20)  # F1..F8
 F1 = 12
 PLACE_NAMES = ("T", "W", "S", *(str(i) for i in range(1, 10)), *(f"F{i}" for i in range(1, 9)))
@@ -45,6 +47,8 @@ _PILE_ACCEPTS = tuple(_DOWN[c] * 2 + (not RED[c]) for c in range(104))
 _SOURCES = (T, W, *PILES)
 _PAIRS = tuple(tuple((s, d) for d in range(len(PLACE_NAMES))) for s in range(len(PLACE_NAMES)))
 _MOVE_NAMES = {(s, d): f"{a}-{b}" for s, a in enumerate(PLACE_NAMES) for d, b in enumerate(PLACE_NAMES)}
+# push()'s tokens for the moves it takes back without a snapshot
+_MOVED, _TURNED, _RECYCLED, _FILLED = "moved", "turned", "recycled", "filled"
 
 
 class FamilyGame(Game):
@@ -78,6 +82,60 @@ class FamilyGame(Game):
     @property
     def terrace_left(self) -> int:
         return len(self._places[T])
+
+    @property
+    def base(self) -> int | None:
+        """The foundations' base rank (1..13), None before it is chosen."""
+        return self._base
+
+    @property
+    def recycles_left(self) -> int:
+        return self._recycles_left
+
+    def _extra_state(self) -> tuple[Any, ...]:
+        return (self._base, self._recycles_left)
+
+    def _set_extra_state(self, extra: tuple[Any, ...]) -> None:
+        self._base, self._recycles_left = extra
+
+    def push(self, move: Move) -> object:
+        # In place, without a snapshot but for the base's choice (a search's hottest path):
+        # the token says how to take the move back.
+        src, dst = move
+        p = self._places
+        if self._base is None:
+            return super().push(move)
+        if src == S:
+            p[W].append(p[S].pop())
+            return _TURNED
+        if dst == S:
+            p[S] = p[W][::-1]
+            p[W] = []
+            self._recycles_left -= 1
+            return _RECYCLED
+        p[dst].append(p[src].pop())
+        if self.variant.autofill_gaps and src >= PILE1 and not p[src] and p[S]:
+            p[src].append(p[S].pop())
+            return _FILLED
+        return _MOVED
+
+    def pop(self, move: Move, token: object) -> None:
+        p = self._places
+        if token is _MOVED:
+            src, dst = move
+            p[src].append(p[dst].pop())
+        elif token is _TURNED:
+            p[S].append(p[W].pop())
+        elif token is _FILLED:
+            src, dst = move
+            p[S].append(p[src].pop())
+            p[src].append(p[dst].pop())
+        elif token is _RECYCLED:
+            p[W] = p[S][::-1]
+            p[S] = []
+            self._recycles_left += 1
+        else:
+            super().pop(move, token)
 
     def _terrace_free(self) -> bool:
         """Signora frees the terrace top for packing once stock and waste are both empty."""

@@ -14,15 +14,15 @@ with a name used by the notation. A move is a pair of place indices
 Shuffle moves only relocate one card between places, so the lost search walks
 positions by relocating cards and putting them back, never copying the game.
 
-Kept as one module (about 480 lines): the move machinery and the lost search share
-the position representation and its undo, which must stay in step.
+Kept as one module (about 560 lines): the move machinery, the fast moves solvers use and the
+lost search share the position representation and its undo, which must stay in step.
 """
 
 from __future__ import annotations
 
 import copy as _copy
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 from terrace.errors import IllegalMove
 from terrace.rules.cards import NAME
@@ -223,6 +223,86 @@ class Game:
             f"<{type(self).__name__} {self.variant.id} deal={deal} {self.status} "
             f"moves={len(self._history)} score={self.score} terrace_left={self.terrace_left}>"
         )
+
+    # ----- fast moves (for solvers and bots) ----------------------------------------
+    # A search plays thousands of moves a second: these skip notation, history, events and
+    # the status, and take a move back in place. After using them, call :meth:`touched`
+    # before the public API above (its caches would describe the position before).
+
+    @property
+    def places(self) -> list[list[int]]:
+        """The card ids of every place (``place_names`` order), bottom to top: the live lists,
+        for reading only (change them through :meth:`push` and :meth:`pop`)."""
+        return self._places
+
+    def legal_pairs(self) -> list[Move]:
+        """Every legal move of the current position as a pair of place indices (a new list)."""
+        return self._generate()
+
+    def is_progress(self, move: Move) -> bool:
+        """Whether ``move`` is a progress move (docs/rulebook.md, "When a game is lost")."""
+        return self._is_progress(move)
+
+    def push(self, move: Move) -> object:
+        """Play the legal pair ``move`` fast; the token given back takes it back (:meth:`pop`)."""
+        token = self.snapshot()
+        self._apply(move)
+        return token
+
+    def advance(self, move: Move) -> None:
+        """Play the legal pair ``move`` fast, for good (no way back: cheaper than :meth:`push`)."""
+        self._apply(move)
+
+    def pop(self, move: Move, token: object) -> None:
+        """Take back ``move``, the last one :meth:`push` played (which gave ``token``)."""
+        self.restore(token)
+
+    def board(self) -> dict[str, Any]:
+        """:meth:`view` without ``status`` and ``moves``: never runs the lost search."""
+        return self._board()
+
+    def won(self) -> bool:
+        """Whether every card is home."""
+        return self._won()
+
+    def snapshot(self) -> object:
+        """The whole position, for :meth:`restore` (the history is not part of it)."""
+        return ([p[:] for p in self._places], self._extra_state())
+
+    def restore(self, state: object) -> None:
+        """Go back to a position :meth:`snapshot` gave."""
+        places, extra = cast(tuple[list[list[int]], tuple[Any, ...]], state)
+        self._places = [p[:] for p in places]
+        self._set_extra_state(extra)
+        self.touched()
+
+    def set_position(self, state: object, moves: int = 0) -> None:
+        """Put the game in the position ``state`` (as :meth:`snapshot` gives), as if ``moves``
+        unknown moves had led there (a bot's imagined game)."""
+        self.restore(state)
+        self._history = ["?"] * moves
+        self._events = []
+        self._memo = {}
+
+    def set_stock(self, cards: Sequence[int]) -> None:
+        """Make the stock ``cards``, dealt first to last (a guess, for bots that imagine it).
+        The caller keeps the deck whole: ``cards`` must be exactly the stock's cards."""
+        if sorted(cards) != sorted(self._places[self.stock_place]):
+            raise ValueError("the stock must keep its cards")
+        self._places[self.stock_place] = list(cards)[::-1]  # pop() deals the next card
+        self.touched()
+
+    def touched(self) -> None:
+        """Forget what was worked out for the position (after :meth:`push` / :meth:`pop`)."""
+        self._legal = None
+        self._status = None
+
+    def _extra_state(self) -> tuple[Any, ...]:
+        """What a position holds besides its places (engines override)."""
+        return ()
+
+    def _set_extra_state(self, extra: tuple[Any, ...]) -> None:
+        pass
 
     # ----- rule hooks (engines override) --------------------------------------------
 

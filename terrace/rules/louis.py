@@ -62,10 +62,26 @@ class LouisGame(Game):
     # ----- derived state -------------------------------------------------------------
 
     @property
+    def deal_no(self) -> int:
+        """Which deal is being played (1..3)."""
+        return self._deal_no
+
+    @property
+    def dealing(self) -> tuple[bool, int | None, int | None]:
+        """The dealing state: the first circuit, the heap dealt to last, the live heap."""
+        return self._first_circuit, self._last, self._live
+
+    def _extra_state(self) -> tuple[Any, ...]:
+        return (self._deal_no, self._first_circuit, self._last, self._live)
+
+    def _set_extra_state(self, extra: tuple[Any, ...]) -> None:
+        self._deal_no, self._first_circuit, self._last, self._live = extra
+
+    @property
     def phase(self) -> str:
         return "deal" if self._places[S] else "play"
 
-    def _deal_target(self) -> int:
+    def deal_target(self) -> int:
         last = self._last
         if last is None:
             return 0
@@ -83,7 +99,7 @@ class LouisGame(Game):
             len(king) < 13 and r == RANK[king[-1]] - 1,
         )
 
-    def _home_moves(self, src: int, card: int, out: list[Move]) -> bool:
+    def home_moves(self, src: int, card: int, out: list[Move]) -> bool:
         """Append ``card``'s foundation and abeyance moves; True if it can go home."""
         p = self._places
         s, r = SUIT[card], RANK[card]
@@ -124,17 +140,17 @@ class LouisGame(Game):
         moves: list[Move] = []
         for x in CELLS:
             if p[x]:
-                self._home_moves(x, p[x][0], moves)
+                self.home_moves(x, p[x][0], moves)
         if p[S]:
-            moves.append((S, self._deal_target()))
+            moves.append((S, self.deal_target()))
             if self._live is not None:
-                self._home_moves(self._live, p[self._live][-1], moves)
+                self.home_moves(self._live, p[self._live][-1], moves)
             return moves
         for src in HEAPS:
             if not p[src]:
                 continue
             card = p[src][-1]
-            if self._home_moves(src, card, moves):
+            if self.home_moves(src, card, moves):
                 continue
             s, r = SUIT[card], RANK[card]
             for dst in HEAPS:
@@ -199,7 +215,7 @@ class LouisGame(Game):
                 return IllegalMove("bad_target", source="S", target=names[dst])
             if not p[S]:
                 return IllegalMove("stock_empty")
-            return IllegalMove("wrong_heap", heap=names[self._deal_target()])
+            return IllegalMove("wrong_heap", heap=names[self.deal_target()])
         if dst == S:
             return IllegalMove("bad_target", source=names[src], target="S")
         if src == dst:
@@ -232,7 +248,7 @@ class LouisGame(Game):
         if not p[dst]:
             return IllegalMove("heap_to_empty")
         scratch: list[Move] = []
-        if self._home_moves(src, card, scratch):
+        if self.home_moves(src, card, scratch):
             return IllegalMove("must_go_home", card=NAME[card])
         return IllegalMove("heap_sequence", top=NAME[p[dst][-1]], **fields)
 
@@ -267,7 +283,7 @@ class LouisGame(Game):
 
     def _word(self, word: str) -> Move | None:
         if word == "deal":
-            return (S, self._deal_target())
+            return (S, self.deal_target())
         if word == "redeal":
             return (REDEAL, REDEAL)
         return None
@@ -289,7 +305,7 @@ class LouisGame(Game):
             "abeyance": {PLACE_NAMES[x]: (NAME[p[x][0]] if p[x] else None) for x in CELLS},
             "heaps": {PLACE_NAMES[h]: [NAME[c] for c in p[h]] for h in HEAPS},
             "stock": len(p[S]),
-            "next_heap": PLACE_NAMES[self._deal_target()] if dealing else None,
+            "next_heap": PLACE_NAMES[self.deal_target()] if dealing else None,
             "live": PLACE_NAMES[self._live] if self._live is not None else None,
             "score": self.score,
             "terrace_left": 0,

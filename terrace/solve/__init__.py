@@ -19,30 +19,33 @@ player does.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 
-from terrace.rules.family import FamilyGame
-from terrace.rules.game import Game, Move
-from terrace.rules.louis import LouisGame
+from terrace.rules.game import Game
 
-from ..errors import IllegalMove
+from .decide import decided
 from .family import FamilyAdapter
 from .louis import LouisAdapter
-from .search import LOST, UNKNOWN, WON, Adapter, Solution, search
+from .search import LOST, UNKNOWN, WON, Solution, search
+from .stages import COMPLETE_SHARE, Shaken, adapter_for, check_line, find_win
 
-__all__ = ["LOST", "NODES", "UNKNOWN", "WON", "Solution", "check_line", "first_choices", "playout", "solve"]
+__all__ = [
+    "LOST",
+    "NODES",
+    "UNKNOWN",
+    "WON",
+    "Shaken",
+    "Solution",
+    "adapter_for",
+    "check_line",
+    "decided",
+    "first_choices",
+    "playout",
+    "solve",
+]
 
 NODES = 200_000  # default budget: positions visited
-
-
-def adapter_for(game: Game, hasty: bool = False) -> Adapter:
-    if isinstance(game, FamilyGame):
-        return FamilyAdapter(game, hasty=hasty)
-    if isinstance(game, LouisGame):
-        return LouisAdapter(game)
-    raise TypeError(f"no solver for {type(game).__name__}")
 
 
 def solve(
@@ -62,80 +65,16 @@ def solve(
     return solution
 
 
-# Stages. The complete search first, with a small share of the budget: it is the
-# only one that can prove "lost", and small positions (endgames) are decided
-# there at once. Then limited discrepancy searches (hasty: pile moves only when
-# they free something) with 0 and 1 discrepancies (more for Louis and signora); then, until the budget is
-# spent, dives that follow the hasty order but now and then swap a first choice
-# for one of the next (seeded: the answer stays deterministic for a node budget).
-# Measured on deals 1..50 at 60,000 positions: the dives find wins that need
-# many small departures from the first choice, where two or three discrepancies
-# would cost more than the whole budget (terrace 43 of 50 against 41 with
-# discrepancies up to 8).
-COMPLETE_SHARE = 0.05
-MAX_DISCREPANCIES = 1
-# Louis and signora (whose second pass is a different game) do better with the
-# discrepancy searches carried further before the dives: Louis deals 1..40 at
-# 40,000 positions, 31 won against 26; signora deals 1..100, 2 against 1.
-DEEP_DISCREPANCIES = 8
-SHAKE_CHANCES = (0.1, 0.2)  # dives alternate: a few swaps, more swaps
-SHAKE_REACH = 2  # a first choice is swapped with one of the next two
-
-
-class Shaken:
-    """An adapter whose first choice is now and then swapped with one of the next few."""
-
-    def __init__(self, inner: Adapter, rng: random.Random, chance: float, reach: int) -> None:
-        self.inner = inner
-        self.rng = rng
-        self.chance = chance
-        self.reach = reach
-        self.play, self.undo, self.key, self.won = inner.play, inner.undo, inner.key, inner.won
-
-    def moves(self, game: Game) -> list[Move]:
-        moves = self.inner.moves(game)
-        rng = self.rng
-        n = len(moves)
-        if n > 1:
-            for i in range(min(n - 1, self.reach)):
-                if rng.random() < self.chance:
-                    j = i + 1 + rng.randrange(min(n - i - 1, self.reach))
-                    moves[i], moves[j] = moves[j], moves[i]
-        return moves
-
-
 def _staged(game: Game, nodes: int, seconds: float | None, clock: Callable[[], float]) -> Solution:
     # the complete search first, briefly: small positions are decided there, lost or won
     share = None if seconds is None else seconds * COMPLETE_SHARE
     first = search(game, adapter_for(game), max(1, int(nodes * COMPLETE_SHARE)), share, clock)
     if first.verdict != UNKNOWN:
         return first
-    spent_nodes, spent_time = first.nodes, first.seconds
-    rng = random.Random(0)
-    limit = 0
-    dives = 0
-    deep = isinstance(game, LouisGame) or (isinstance(game, FamilyGame) and game.variant.recycles > 0)
-    max_discrepancies = DEEP_DISCREPANCIES if deep else MAX_DISCREPANCIES
-    while True:
-        stage_nodes = nodes - spent_nodes
-        stage_time = None if seconds is None else seconds - spent_time
-        if stage_nodes < 1 or (stage_time is not None and stage_time <= 0):
-            break
-        if limit <= max_discrepancies:
-            answer = search(
-                game, adapter_for(game, True), stage_nodes, stage_time, clock, discrepancies=limit
-            )
-            limit += 1
-        else:
-            chance = SHAKE_CHANCES[dives % len(SHAKE_CHANCES)]
-            dives += 1
-            shaken = Shaken(adapter_for(game, True), rng, chance, SHAKE_REACH)
-            answer = search(game, shaken, stage_nodes, stage_time, clock, discrepancies=0)
-        spent_nodes += answer.nodes
-        spent_time += answer.seconds
-        if answer.verdict == WON:
-            return Solution(WON, answer.moves, spent_nodes, spent_time)
-    return Solution(UNKNOWN, (), spent_nodes, spent_time)
+    rest = find_win(
+        game, nodes - first.nodes, None if seconds is None else seconds - first.seconds, clock, frozenset()
+    )
+    return Solution(rest.verdict, rest.moves, first.nodes + rest.nodes, first.seconds + rest.seconds)
 
 
 def playout(game: Game, steps: int = 400) -> Game:
@@ -152,14 +91,3 @@ def first_choices(game: Game) -> list[str]:
     the player sees (the stock by its count), so a bot may call it on its own game."""
     g = game.copy()
     return [g.move_name(m) for m in adapter_for(g, True).moves(g)]
-
-
-def check_line(game: Game, moves: tuple[str, ...] | list[str]) -> bool:
-    """Whether ``moves`` played from ``game``'s position (not changed) are legal and win."""
-    g = game.copy()
-    try:
-        for move in moves:
-            g.play(move)
-    except IllegalMove:
-        return False
-    return g._won()

@@ -31,7 +31,7 @@ filling or making a gap, packing the waste, pile tops home, turning the
 stock, other pile moves, and the recycle last. Foundation moves whose targets
 are alike, and several gaps for one card, are tried once.
 
-Kept as one module (about 620 lines): the keys, the safe-move rule and the order are one
+Kept as one module (about 640 lines): the keys, the safe-move rule and the order are one
 argument about which positions are alike and which moves need not be tried; each leans on
 the others' details (card classes, interchangeable foundations), so they are read together.
 """
@@ -39,7 +39,6 @@ the others' details (card classes, interchangeable foundations), so they are rea
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import cast
 
 from terrace.rules.cards import RANK, RED, SUIT
 from terrace.rules.family import F1, FOUNDATIONS, PILES, FamilyGame, S, T, W
@@ -59,10 +58,6 @@ _PILE_ACCEPTS = tuple(_DOWN[c] * 2 + (not RED[c]) for c in range(104))
 _SEP = b"\xff"
 _SOURCES = (T, W, *PILES)
 PILE1 = PILES[0]
-# play()'s tokens for the moves it takes back without a snapshot
-_MOVED, _TURNED, _RECYCLED, _FILLED = "moved", "turned", "recycled", "filled"
-
-State = tuple[list[list[int]], int | None, int, int]
 
 
 class FamilyAdapter:
@@ -72,10 +67,13 @@ class FamilyAdapter:
     as moves are played and taken back, so "won" costs nothing to ask.
     """
 
-    def __init__(self, game: FamilyGame, *, hasty: bool = False, safe: bool = True) -> None:
+    def __init__(
+        self, game: FamilyGame, *, hasty: bool = False, safe: bool = True, bound: bool = True
+    ) -> None:
         v = game.variant
         self.hasty = hasty  # prune and force moves that are only usually right (never proves "lost")
         self.safe = safe  # play a safe move alone (tests turn it off to check it)
+        self.bound = bound  # cut positions the terrace bound proves dead (the same)
         self.suit_mode = v.foundation_match == "suit"
         self.table = _SUIT_CLASS if self.suit_mode else _COLOUR_CLASS
         self.fkey = _SUIT_KEY if self.suit_mode else _COLOUR_KEY
@@ -86,81 +84,90 @@ class FamilyAdapter:
         self.any_gap = v.gap_fill == "any"
         self.recycles = v.recycles
         self.home = game.score
+        self._terrace_rows: tuple[int, list[tuple[int, int, int]]] | None = None  # dead()'s, per base
 
-    # ----- state ---------------------------------------------------------------------
-
-    def snapshot(self, game: Game) -> object:
-        assert isinstance(game, FamilyGame)
-        return ([p[:] for p in game._places], game._base, game._recycles_left, self.home)
-
-    def restore(self, game: Game, state: object) -> None:
-        assert isinstance(game, FamilyGame)
-        places, game._base, game._recycles_left, self.home = cast(State, state)
-        game._places = [p[:] for p in places]
+    # ----- moves played and taken back --------------------------------------------------
 
     def play(self, game: Game, move: Move) -> object:
         """Play ``move`` (one of :meth:`moves`) in place; the token takes it back (:meth:`undo`)."""
-        assert isinstance(game, FamilyGame)
-        src, dst = move
-        p = game._places
-        if game._base is None:
-            state = self.snapshot(game)
-            game._apply(move)
-            self.home = game.score
-            return state
-        if src == S:
-            p[W].append(p[S].pop())
-            return _TURNED
-        if dst == S:
-            p[S] = p[W][::-1]
-            p[W] = []
-            game._recycles_left -= 1
-            return _RECYCLED
-        p[dst].append(p[src].pop())
-        if dst >= F1:
+        token = game.push(move)
+        if move[1] >= F1:
             self.home += 1
-        if self.autofill and src >= PILE1 and not p[src] and p[S]:
-            p[src].append(p[S].pop())
-            return _FILLED
-        return _MOVED
+        return token
 
     def undo(self, game: Game, move: Move, token: object) -> None:
         """Take back :meth:`play`'s ``move``."""
+        game.pop(move, token)
+        if move[1] >= F1:
+            self.home -= 1
+
+    def dead(self, game: Game, move: Move | None) -> bool:
+        """Whether the position ``move`` just reached (None: a search's first position, every
+        class checked) is lost for want of a terrace card's
+        foundation (the terrace bound; docs/ENGINE.md, "Solving", argues it).
+
+        Where the terrace only goes home (``terrace``, ``queen-of-italy``), its cards go home
+        top first. With the base known, a card's *level* is its rank above the base, and
+        its *group* the colour of the base of the foundations it can go on; each group has
+        four foundations and each class (level, group) four cards (two suits of one colour,
+        two packs), one per foundation. So a terrace card X of class C going home as the
+        k-th card of C needs k foundations of its group past every lower level, hence k
+        cards of every lower class home; those below X in the terrace are not home yet. X
+        is at least the (h + m + 1)-th of C, h of C being home and m above it in the terrace.
+        Dead when some lower class has more than 3 - h - m cards below X. Asked only after a
+        card went home from elsewhere than the terrace: nothing else changes the terrace or
+        the foundations, and the terrace's top going home leaves h + m of every card below
+        it as it was (its class gains one home and loses one above), so such a position is
+        dead exactly when the one before it was. And only the class of the card gone home
+        changes: the check is of the terrace cards of that class."""
+        if self.terrace_packs or not self.bound or (move is not None and (move[1] < F1 or move[0] == T)):
+            return False
         assert isinstance(game, FamilyGame)
-        p = game._places
-        if token is _MOVED:
-            src, dst = move
-            p[src].append(p[dst].pop())
-            if dst >= F1:
-                self.home -= 1
-        elif token is _TURNED:
-            p[S].append(p[W].pop())
-        elif token is _FILLED:
-            src, dst = move
-            p[S].append(p[src].pop())
-            p[src].append(p[dst].pop())
-            if dst >= F1:
-                self.home -= 1
-        elif token is _RECYCLED:
-            p[W] = p[S][::-1]
-            p[S] = []
-            game._recycles_left += 1
-        else:
-            self.restore(game, token)
+        base = game.base
+        terrace = game.places[T]
+        if base is None or not terrace:
+            return False
+        moved = -1  # every class (``move`` None: a search's first position)
+        if move is not None:
+            gone = game.places[move[1]][-1]
+            level = (RANK[gone] - base) % 13
+            moved = level * 2 + (RED[gone] ^ (level & 1))
+        rows = self._terrace_rows
+        if rows is None or rows[0] != base or len(rows[1]) < len(terrace):
+            rows = self._terrace_rows = (base, _terrace_rows(terrace, base))
+        table = rows[1]
+        p = game.places
+        above = [0] * 26  # per class, its cards above the one looked at
+        for i in range(len(terrace) - 1, -1, -1):
+            level, group, worst = table[i]
+            cls = level * 2 + group
+            if moved >= 0 and cls != moved:
+                continue
+            m = above[cls]
+            above[cls] = m + 1
+            if worst:
+                home = 0  # the group's foundations past this level
+                for f in FOUNDATIONS:
+                    pile = p[f]
+                    if len(pile) > level and RED[pile[0]] == group:
+                        home += 1
+                if worst > 3 - home - m:
+                    return True
+        return False
 
     def won(self, game: Game) -> bool:
         return self.home == 104
 
     def key(self, game: Game) -> bytes:
         assert isinstance(game, FamilyGame)
-        p = game._places
+        p = game.places
         table = self.table
         piles = sorted([bytes(p[i]).translate(table) for i in PILES])
         tops = bytes(sorted([table[p[f][-1]] if p[f] else 0 for f in FOUNDATIONS]))
-        left = game._recycles_left
+        left = game.recycles_left
         # the stock only loses its next card until a recycle refills it: its length pins it
         stock = bytes(p[S]).translate(table) if left < self.recycles else b""
-        head = bytes((game._base or 0, left, len(p[T]), len(p[S])))
+        head = bytes((game.base or 0, left, len(p[T]), len(p[S])))
         return _SEP.join([head, tops, bytes(p[W]).translate(table), stock, *piles])
 
     def dive(self, game: Game, steps: int) -> FamilyGame:
@@ -192,21 +199,21 @@ class FamilyAdapter:
         for _ in range(steps):
             if self.home == 104:
                 break
-            p = g._places
+            p = g.places
             stock_left = bool(p[S])
             for move in ordered(g, memo):
                 src, dst = move
                 progress = (
-                    g._base is None
+                    g.base is None
                     or dst >= F1
                     or src == S
                     or dst == S
                     or (autofill and src >= PILE1 and stock_left and len(p[src]) == 1)
                 )
                 if progress:
-                    if g._base is None or dst >= F1:
+                    if g.base is None or dst >= F1:
                         memo.forget()
-                        if src >= PILE1 or g._base is None:
+                        if src >= PILE1 or g.base is None:
                             tops = None
                     elif src >= PILE1:  # a gap filled from the stock
                         memo.piles_moved()
@@ -235,8 +242,7 @@ class FamilyAdapter:
                 undo(g, move, token)
             else:
                 break
-        g._legal = None
-        g._status = None
+        g.touched()
         return g
 
     # ----- moves ---------------------------------------------------------------------
@@ -247,10 +253,10 @@ class FamilyAdapter:
         # Hot (every position of a search or a playout): what a top accepts comes from
         # tables, and the tables and the rules' switches are locals.
         assert isinstance(game, FamilyGame)
-        p = game._places
-        base = game._base
+        p = game.places
+        base = game.base
         if base is None:
-            return game._generate()
+            return game.legal_pairs()
         fkey = self.fkey
         accepts_home, first_empty = self._homes(p)
         # ``_pile_tops`` less the lone piles, inline: this is the search's hottest loop
@@ -318,9 +324,9 @@ class FamilyAdapter:
                         r1.append((src, t))
                         break  # gaps are alike
         if p[S]:
-            if not (game._recycles_left < self.recycles and p[W]):
+            if not (game.recycles_left < self.recycles and p[W]):
                 return r0 + r1 + r2 + r3 + [(S, W)] + r5
-        elif p[W] and game._recycles_left > 0:
+        elif p[W] and game.recycles_left > 0:
             return r0 + r1 + r2 + r3 + r5 + [(W, S)]
         return r0 + r1 + r2 + r3 + r5
 
@@ -343,10 +349,10 @@ class FamilyAdapter:
         nothing, takes the one pass of :meth:`moves`, which is cheaper for a whole list.)
         """
         assert isinstance(game, FamilyGame)
-        p = game._places
-        base = game._base
+        p = game.places
+        base = game.base
         if base is None:
-            yield from game._generate()
+            yield from game.legal_pairs()
             return
         if memo.homes is None:
             memo.homes = self._homes(p)
@@ -405,9 +411,9 @@ class FamilyAdapter:
         yield from r2
         for move, _ in pile_home:
             yield move
-        if stock and not (game._recycles_left < self.recycles and waste):
+        if stock and not (game.recycles_left < self.recycles and waste):
             yield (S, W)
-        recycle = not stock and bool(waste) and game._recycles_left > 0
+        recycle = not stock and bool(waste) and game.recycles_left > 0
         # pass 3: other pile moves, when it is worth uncovering what lies beneath
         if memo.shuffles is None:
             memo.shuffles = self._shuffles(p, base, first_empty, accepts_home, accepts_pile)
@@ -421,8 +427,8 @@ class FamilyAdapter:
         """Pass 1 of :meth:`ordered` for the terrace and the piles: the terrace's move home
         and whether it is played alone, the piles' moves home, each with whether it is played
         alone (only up to the first such: the rest are never reached)."""
-        p = game._places
-        base = game._base
+        p = game.places
+        base = game.base
         fkey = self.fkey
         safe = self.safe
         t_move, t_first = None, False
@@ -521,13 +527,13 @@ class FamilyAdapter:
         return accepts, first_empty
 
     def _safe(self, game: FamilyGame, src: int, dst: int) -> bool:
-        p = game._places
+        p = game.places
         card = p[src][-1]
         if src in PILES and self.autofill and len(p[src]) == 1 and p[S]:
             return False
-        if src == W and game._recycles_left > 0:
+        if src == W and game.recycles_left > 0:
             return False
-        base = game._base
+        base = game.base
         assert base is not None
         level = (RANK[card] - base) % 13
         suit_mode = self.suit_mode
@@ -569,7 +575,7 @@ class FamilyAdapter:
 
     def _dead_target(self, game: FamilyGame, card: int) -> bool:
         """Whether no card left out of the foundations could ever pack on ``card``."""
-        p = game._places
+        p = game.places
         want, red = _DOWN[card], RED[card]
         needed = 4  # two suits of the other colour, two packs
         for f in FOUNDATIONS:
@@ -581,6 +587,22 @@ class FamilyAdapter:
                 if RANK[c] == want and RED[c] != red:
                     needed -= 1
         return needed == 0
+
+
+def _terrace_rows(terrace: list[int], base: int) -> list[tuple[int, int, int]]:
+    """Per terrace card (bottom first): its level, its group, and the most cards of one lower
+    class of its group below it in the terrace (:meth:`FamilyAdapter.dead`)."""
+    rows = []
+    for i, card in enumerate(terrace):
+        level = (RANK[card] - base) % 13
+        group = RED[card] ^ (level & 1)
+        counts = [0] * 13
+        for c in terrace[:i]:
+            lv = (RANK[c] - base) % 13
+            if lv < level and RED[c] ^ (lv & 1) == group:
+                counts[lv] += 1
+        rows.append((level, group, max(counts)))
+    return rows
 
 
 class Memo:

@@ -12,9 +12,12 @@ winnable when any later one of the same game is, and lost when any earlier one
 is. So the game splits into winnable positions, then lost ones, and the move
 between the last winnable and the first lost position is the one that lost it.
 
-The solver is asked about a few positions (the end, the deal, then halves of
-what is still open, below an undecided position first), each within ``nodes`` positions of search and at most
-``probes`` questions in all. Each answer is proven or "unknown" (the budget ran
+The decider (:func:`terrace.solve.decided`) is asked about a few positions: the
+end, then each position before it while they are proven lost (one table of
+positions proven lost serves every question: they are one game's positions, one
+stock), then the deal and halves of what is still open, below an undecided
+position first; each question within ``nodes`` positions, the game within
+``nodes * probes``. Each answer is proven or "unknown" (the budget ran
 out): a won answer carries a winning line (replayed on the engine before it is
 believed), a lost answer is a complete search. A position the player reached by
 following a line the solver found is winnable without asking. The result
@@ -39,10 +42,11 @@ from terrace.rules.game import Game
 from terrace.rules.replay import new_game, replay
 from terrace.rules.versions import RULES_VERSION
 
-from . import LOST, UNKNOWN, WON, Solution, check_line, solve
+from . import LOST, UNKNOWN, WON, Solution, check_line, decided
+from .decide import Table
 
 NODES = 40_000  # positions searched per question: about a second of one core
-PROBES = 12  # questions per game: the end, the deal, then halving (2**10 > any game's length)
+PROBES = 12  # a game's budget, in questions' worth of positions (NODES * PROBES in all)
 
 
 @dataclass(frozen=True)
@@ -223,17 +227,44 @@ def analyse_game(
     nodes: int = NODES,
     probes: int = PROBES,
 ) -> Hindsight:
-    """Analyse the game of ``moves`` played on ``deal`` (see the module docstring).
+    """Analyse the game of ``moves`` played on ``deal`` (see the module docstring) with the
+    decider (:func:`terrace.solve.decided`): at most ``nodes`` positions per question and
+    ``nodes * probes`` for the whole game.
+
+    The questions share one table of positions proven lost (they are positions of one game,
+    one stock), so walking back from the end costs each position only what is new in it: the
+    end is asked first, then each position before it while they are proven lost (a position
+    left undecided is asked once more with half of what is left); then the deal and halves of
+    what is still open, as :class:`Plan` chooses, looking for the last winnable position.
 
     ``moves`` must replay (a record that passed its audit); a move that does not
     raises :class:`~terrace.errors.ReplayError`.
     """
-    if nodes < 1:
+    if nodes < 1 or probes < 1:
         raise ValueError("the budgets must be at least 1")
-    plan = Plan(moves, probes)
+    budget = nodes * probes
+    plan = Plan(moves, budget)  # at most one question per position of the budget: never the limit
     positions = _positions(variant, deal, moves, rules_version)
-    while (k := plan.next()) is not None:
-        plan.tell(k, solve(positions[k], nodes=nodes))
+    table = Table()
+
+    def ask(k: int, limit: int) -> str:
+        plan.unknown.discard(k)  # asked again (with more): the new answer counts
+        answer = decided(positions[k], nodes=max(1, min(limit, budget - plan.spent)), table=table)
+        plan.tell(k, answer)
+        return answer.verdict
+
+    k = len(moves)
+    retried = False
+    while k >= 0 and plan.spent < budget:
+        verdict = ask(k, nodes)
+        if verdict == UNKNOWN and not retried and plan.spent < budget:
+            retried = True
+            verdict = ask(k, (budget - plan.spent) // 2)
+        if verdict != LOST:
+            break
+        k -= 1
+    while plan.spent < budget and (j := plan.next()) is not None:
+        ask(j, nodes)
     found = plan.result()
     assert found.last_winnable is None or check_line(positions[found.last_winnable], found.continuation)
     return found
@@ -242,8 +273,8 @@ def analyse_game(
 def solve_after(
     variant: str, deal: Deal, moves: Sequence[str], *, rules_version: int = RULES_VERSION, nodes: int = NODES
 ) -> Solution:
-    """The solver's answer for the position after ``moves`` (one question of a :class:`Plan`)."""
-    return solve(replay(variant, deal, moves, rules_version=rules_version), nodes=nodes)
+    """The decider's answer for the position after ``moves`` (one question of a :class:`Plan`)."""
+    return decided(replay(variant, deal, moves, rules_version=rules_version), nodes=nodes)
 
 
 def _positions(variant: str, deal: Deal, moves: Sequence[str], rules_version: int) -> list[Game]:

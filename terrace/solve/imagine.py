@@ -149,50 +149,45 @@ def imagine(view: dict[str, Any], stock: Sequence[str], *, rules_version: int = 
         template = new_game(variant, b"imagined", rules_version=rules_version)
         _TEMPLATES[variant, rules_version] = template
     game = template.copy()
-    game._places = [ids(p) for p in places]
+    ids_of = [ids(p) for p in places]
+    extra: tuple[Any, ...]
     if isinstance(game, FamilyGame):
         from terrace.rules.family import S
 
-        game._places[S] = ids(stock)[::-1]  # pop() deals the next card
+        ids_of[S] = ids(stock)[::-1]  # pop() deals the next card
         base = view["base"]
-        game._base = None if base is None else RANKS.index(base) + 1
-        game._recycles_left = int(view["recycles_left"])
-    elif isinstance(game, LouisGame):
-        _set_louis(game, view, ids(stock))
-    game._history = ["?"] * int(view.get("moves", 0))
-    game._legal = None
-    game._status = None
-    game._events = []
-    game._memo = {}
-    if game._board() != {k: v for k, v in view.items() if k not in ("status", "moves")}:
+        extra = (None if base is None else RANKS.index(base) + 1, int(view["recycles_left"]))
+    else:
+        assert isinstance(game, LouisGame)
+        extra = _louis_state(view, ids_of, ids(stock))
+    game.set_position((ids_of, extra), int(view.get("moves", 0)))
+    if board(game) != {k: v for k, v in view.items() if k not in ("status", "moves")}:
         raise ValueError("the view is not a position this variant can reach")
     return game
 
 
-def _set_louis(game: LouisGame, view: dict[str, Any], stock: list[int]) -> None:
+def _louis_state(view: dict[str, Any], p: list[list[int]], stock: list[int]) -> tuple[Any, ...]:
+    """The Louis engine's state besides its places (``LouisGame.snapshot``), with the stock put in ``p``."""
     from terrace.rules.louis import PLACE_NAMES
     from terrace.rules.louis import S as STOCK
 
-    p = game._places
     p[STOCK] = stock[::-1]
-    game._deal_no = int(view["deal"])
-    live = view["live"]
-    game._live = None if live is None else PLACE_NAMES.index(live)
+    deal_no = int(view["deal"])
+    live_name = view["live"]
+    live = None if live_name is None else PLACE_NAMES.index(live_name)
     nxt = view["next_heap"]
     if nxt is None:  # play phase: a redeal resets the dealing state
-        game._first_circuit, game._last = True, None
-        return
+        return deal_no, True, None, live
     target = PLACE_NAMES.index(nxt)
-    if game._live is not None:
+    if live is not None:
         # The card just dealt is on top of the live heap; a heap holding only it is being
         # filled by the first circuit (later circuits deal onto the first circuit's cards).
-        game._first_circuit, game._last = len(p[game._live]) == 1, game._live
-    elif not p[target]:
+        return deal_no, len(p[live]) == 1, live, live
+    if not p[target]:
         # First circuit (later circuits find every heap filled): "the last card went to an
         # empty heap" sends the next card to that heap, the same as "the next heap is empty".
-        game._first_circuit, game._last = True, target
-    else:  # every heap holds a card: later circuits go round in order
-        game._first_circuit, game._last = False, (target - 1) % 12
+        return deal_no, True, target, live
+    return deal_no, False, (target - 1) % 12, live  # every heap holds a card: in order
 
 
 def reshuffled(game: Game, rng: random.Random) -> Game:
@@ -202,12 +197,13 @@ def reshuffled(game: Game, rng: random.Random) -> Game:
     from terrace.rules.louis import S as LOUIS_STOCK
 
     g = game.copy()
-    stock = g._places[FAMILY_STOCK if isinstance(g, FamilyGame) else LOUIS_STOCK]
+    stock = g.places[FAMILY_STOCK if isinstance(g, FamilyGame) else LOUIS_STOCK][::-1]
     rng.shuffle(stock)
+    g.set_stock(stock)
     return g
 
 
 def board(game: Game) -> dict[str, Any]:
     """``game.view()`` without ``status`` and ``moves``: never runs the lost search, so a
     bot's search can score many positions cheaply."""
-    return game._board()
+    return game.board()

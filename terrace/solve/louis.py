@@ -14,14 +14,11 @@ the same foundation.
 
 from __future__ import annotations
 
-from typing import cast
-
 from terrace.rules.game import Game, Move
 from terrace.rules.louis import CELLS, HEAPS, REDEAL, LouisGame, S
 
 _HEAPS_END = HEAPS.stop  # places below it are heaps
 
-State = tuple[list[list[int]], int, bool, int | None, int | None]
 _CLASS = bytes(c % 52 + 1 for c in range(104)) + bytes(152)
 _SEP = b"\xff"
 
@@ -32,38 +29,28 @@ class LouisAdapter:
     def __init__(self, game: LouisGame) -> None:
         self.deals = game.variant.deals
 
-    def snapshot(self, game: Game) -> object:
-        assert isinstance(game, LouisGame)
-        return ([p[:] for p in game._places], game._deal_no, game._first_circuit, game._last, game._live)
-
-    def restore(self, game: Game, state: object) -> None:
-        assert isinstance(game, LouisGame)
-        places, game._deal_no, game._first_circuit, game._last, game._live = cast(State, state)
-        game._places = [p[:] for p in places]
-
     def play(self, game: Game, move: Move) -> object:
-        state = self.snapshot(game)
-        game._apply(move)
-        return state
+        return game.push(move)
 
     def undo(self, game: Game, move: Move, token: object) -> None:
-        self.restore(game, token)
+        game.pop(move, token)
 
     def won(self, game: Game) -> bool:
-        return game._won()
+        return game.won()
 
     def key(self, game: Game) -> bytes:
         assert isinstance(game, LouisGame)
-        p = game._places
+        p = game.places
         heaps = [bytes(p[h]).translate(_CLASS) for h in HEAPS]
-        if game._deal_no >= self.deals and not p[S]:
+        first_circuit, last, live = game.dealing
+        if game.deal_no >= self.deals and not p[S]:
             heaps.sort()
         head = bytes(
             (
-                game._deal_no,
-                game._first_circuit,
-                255 if game._last is None else game._last,
-                255 if game._live is None else game._live,
+                game.deal_no,
+                first_circuit,
+                255 if last is None else last,
+                255 if live is None else live,
                 *(len(p[f]) for f in game.foundation_places),
                 *(_CLASS[p[x][0]] if p[x] else 0 for x in CELLS),
             )
@@ -85,14 +72,14 @@ class LouisAdapter:
         assert isinstance(game, LouisGame)
         g = game.copy()
         assert isinstance(g, LouisGame)
-        p = g._places
+        p = g.places
         found = g.foundation_places
-        moves, apply = self.moves, g._apply
+        moves, advance = self.moves, g.advance
         home = g.score
         seen: set[tuple[bytes, ...]] = set()
         entered = False  # whether the current position's heaps are in ``seen``
         alike = False  # heaps are alike (sorted in the key) in the last deal's play phase
-        home_moves, deal_target = g._home_moves, g._deal_target
+        home_moves, deal_target = g.home_moves, g.deal_target
         for _ in range(steps):
             if home == 104:
                 break
@@ -103,26 +90,26 @@ class LouisAdapter:
                 for x in CELLS:
                     if p[x]:
                         home_moves(x, p[x][0], out)
-                live = g._live
+                live = g.dealing[2]
                 if not out and live is not None:
                     # its first move is home: abeyance is offered only after both home moves
                     home_moves(live, p[live][-1], out)
                 move = out[0] if out else (S, deal_target())
-                apply(move)
+                advance(move)
                 if move[1] in found:
                     home = g.score
                 continue
             for move in moves(g):
                 src, dst = move
                 if src >= _HEAPS_END or dst >= _HEAPS_END:
-                    apply(move)
+                    advance(move)
                     if dst in found:
                         home = g.score
                     seen.clear()
                     entered = False
                     break
                 if not entered:
-                    alike = g._deal_no >= self.deals
+                    alike = g.deal_no >= self.deals
                     seen.add(_heaps_key(p, alike))
                     entered = True
                 p[dst].append(p[src].pop())  # what the engine's heap move does (no card is live)
@@ -133,14 +120,13 @@ class LouisAdapter:
                 p[src].append(p[dst].pop())
             else:
                 break
-        g._legal = None
-        g._status = None
+        g.touched()
         return g
 
     def moves(self, game: Game) -> list[Move]:
         assert isinstance(game, LouisGame)
         found = game.foundation_places
-        generated = game._generate()
+        generated = game.legal_pairs()
         if len(generated) == 1:
             return generated  # most often the next card dealt, alone
         home: list[Move] = []

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -78,6 +79,7 @@ def search(
     seconds: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
     discrepancies: int | None = None,
+    lost: AbstractSet[bytes] = frozenset(),
 ) -> Solution:
     """Search from ``game``'s position (``game`` itself is left unchanged).
 
@@ -85,6 +87,7 @@ def search(
     With ``discrepancies`` the search is a limited discrepancy search: a line may
     leave the adapter's first choice at most that many times below the root. It may then miss
     wins, so it never answers "lost" (it says "unknown" when it ends without a win).
+    Positions whose keys are in ``lost`` (proven lost: :class:`terrace.solve.decide.Table`) are skipped.
     """
     start = clock()
     g = game.copy()
@@ -127,6 +130,9 @@ def search(
             verdict = WON
             break
         key = key_of(g)
+        if key in lost:
+            undo(g, move, token)
+            continue
         before = seen.get(key)
         if before is not None and before >= child_left:
             undo(g, move, token)
@@ -162,6 +168,5 @@ def dive(game: Game, adapter: Adapter, steps: int) -> Game:
             adapter.undo(g, move, token)
         else:
             break
-    g._legal = None
-    g._status = None
+    g.touched()
     return g

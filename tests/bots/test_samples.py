@@ -20,6 +20,7 @@ from bots.samples.planner import PlannerBot
 from bots.samples.sampler import FIRST_ROUND, LAST_ROUND, WIN, SamplerBot
 from terrace.solve import solve
 from tests.terrace.positions import family_game
+from tests.terrace.solve.games import LOST_AT_189, SEED
 from tests.terrace.solve.test_solver import endgame, full_foundations
 
 VARIANTS = ("terrace", "queen-of-italy", "signora", "louis")
@@ -190,6 +191,22 @@ def test_sampler_plays_the_solvers_line_once_nothing_is_hidden() -> None:
     game.play(line[0])
     assert play_out(bot, game) == list(line[1:])
     assert game.status == "won"
+
+
+def test_sampler_asks_no_more_once_the_decider_proved_its_game_lost() -> None:
+    # move 190 of the recorded game: the stock is empty (nothing hidden) and no line wins
+    game = terrace.replay("terrace", SEED, LOST_AT_189[:190])
+    assert game.view()["stock"] == 0
+    bot = start(SamplerBot(), "terrace")
+    assert bot.solved(game.view(), game.legal_moves()) is None
+    assert bot.solved_at == 105 and len(bot.table) > 0  # proven lost: the table keeps the proof
+    proven = len(bot.table)
+    game.play(sorted(game.legal_moves())[0])
+    assert bot.solved(game.view(), game.legal_moves()) is None
+    assert len(bot.table) == proven  # not asked again
+    # a position still winnable, in a new game: asked as before (the table starts afresh)
+    bot.start({"race": "another", "variant": "terrace", "goal": "clear"})
+    assert len(bot.table) == 0
 
 
 class Scripted(SamplerBot):

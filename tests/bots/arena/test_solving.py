@@ -9,7 +9,8 @@ import pytest
 import terrace
 from bots.arena.cli import main
 from bots.arena.solving import figures, solve_deals
-from terrace.solve import solve
+from terrace.solve import decided
+from terrace.solve.decide import DEAL_SHARES
 
 
 def test_solve_prints_figures_per_variant(capsys: pytest.CaptureFixture[str]) -> None:
@@ -30,7 +31,9 @@ def test_solve_json_matches_the_solver_deal_by_deal(capsys: pytest.CaptureFixtur
     argv = ["solve", "--deals", "1-4", "--variant", "louis", "--nodes", "2000", "--json", "--jobs", "2"]
     assert main(argv) == 0
     report = json.loads(capsys.readouterr().out)
-    verdicts = [solve(terrace.new_game("louis", d), nodes=2000).verdict for d in range(1, 5)]
+    verdicts = [
+        decided(terrace.new_game("louis", d), nodes=2000, shares=DEAL_SHARES).verdict for d in range(1, 5)
+    ]
     louis = report["variants"]["louis"]
     assert louis["deals"] == 4
     assert louis["won"] == verdicts.count("won") / 4

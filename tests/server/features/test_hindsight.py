@@ -232,8 +232,14 @@ async def test_one_address_asking_about_many_races_cannot_starve_another(
     make_server: MakeServer, connect: Connect
 ) -> None:
     srv: RaceServer = await make_server(**BUDGET, trusted_proxies="127.0.0.1")
-    # four races of one game each on one known deal: the same work for each
-    races = [await race_lost_at_189(srv, await connect(MSGPACK, name=f"P{i}", srv=srv)) for i in range(4)]
+    # four races of two games each that the budget does not decide (each game takes its whole
+    # budget, in one turn of the worker): slow enough for the turns to matter
+    races = [
+        await race_to_the_end(
+            await connect(MSGPACK, name=f"P{i}", srv=srv), await connect(MSGPACK, name=f"Q{i}", srv=srv)
+        )
+        for i in range(4)
+    ]
     greedy, other = await _from(srv, "greedy", "10.0.0.1"), await _from(srv, "other", "10.0.0.2")
     first = [await greedy.request("analysis", race=r) for r in races[:3]]
     # two races in making for one address at once; its third waits (asked to come back later)

@@ -1,0 +1,155 @@
+"""terrace.solve.decide: the decider's verdicts agree with an exhaustive search that has no reductions
+(tests/terrace/solve/checker.py) on small positions of every variant, with and without a shared table
+of positions proven lost; "lost" comes with the positions the proof covered."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import terrace
+from terrace.rules.game import Game
+from terrace.solve import solve
+from terrace.solve.decide import LOST, UNDECIDED, WINNABLE, Table, decide
+from terrace.solve.family import FamilyAdapter
+from tests.terrace.positions import family_game
+
+from .checker import winnable
+from .test_solver import endgame
+
+NODES = 60_000
+# deals the solver wins quickly, per variant: their winning lines lead to small positions
+WINNABLE_DEALS = {"terrace": (2, 4), "queen-of-italy": (1, 2), "signora": (3,), "louis": (2, 3)}
+
+
+@cache
+def winning_line(variant: str, deal: int) -> tuple[str, ...]:
+    line = solve(terrace.new_game(variant, deal=deal), nodes=200_000).moves
+    assert line, (variant, deal)
+    return line
+
+
+def near_the_end(variant: str, deal: int, cut: int, wander: int, seed: int) -> Game:
+    """The game ``cut`` moves before the end of a winning line, then ``wander`` random legal moves
+    (which may lose it)."""
+    line = winning_line(variant, deal)
+    g = terrace.replay(variant, deal, line[: max(0, len(line) - cut)])
+    rng = random.Random(seed)
+    for _ in range(wander):
+        moves = sorted(g.legal_moves())
+        if not moves or g.won():
+            break
+        g.play(rng.choice(moves))
+    return g
+
+
+def agree(g: Game, table: Table | None = None) -> str:
+    """Decide ``g`` and hold the verdict to the checker's; the verdict."""
+    truth = winnable(g)
+    assume(truth is not None)  # small enough to search exhaustively
+    d = decide(g, nodes=NODES, table=table)
+    assert d.verdict != UNDECIDED, "a small position is decided"
+    assert d.verdict == (WINNABLE if truth else LOST)
+    if d.verdict == WINNABLE:
+        assert terrace.solve.check_line(g, d.line)
+    else:
+        assert d.line == () and d.positions >= 0
+    return d.verdict
+
+
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]
+)
+@given(st.sampled_from(["terrace", "queen-of-italy", "signora"]), st.integers(0, 10**6), st.integers(2, 14))
+def test_verdicts_agree_with_the_exhaustive_checker_on_endgames(variant: str, seed: int, k: int) -> None:
+    # complete foundations less k cards scattered over terrace, waste, stock and piles: the terrace
+    # bound and the safe moves home are met here, lost positions among them
+    agree(endgame(variant, random.Random(seed), k))
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]
+)
+@given(
+    st.sampled_from([(v, d) for v, deals in WINNABLE_DEALS.items() for d in deals]),
+    st.integers(3, 45),
+    st.integers(0, 10),
+    st.integers(0, 10**6),
+)
+def test_verdicts_agree_with_the_exhaustive_checker_on_real_games(
+    vd: tuple[str, int], cut: int, wander: int, seed: int
+) -> None:
+    agree(near_the_end(*vd, cut, wander, seed))
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]
+)
+@given(st.sampled_from(sorted(WINNABLE_DEALS)), st.integers(8, 30), st.integers(0, 10**6))
+def test_a_table_shared_along_one_game_keeps_every_verdict_true(variant: str, cut: int, seed: int) -> None:
+    # one game's positions from its end backwards, as hindsight walks them: the table of positions
+    # proven lost carries from each question to the next
+    deal = WINNABLE_DEALS[variant][0]
+    line = winning_line(variant, deal)
+    played = list(line[: max(0, len(line) - cut)])
+    g = terrace.replay(variant, deal, played)
+    rng = random.Random(seed)
+    for _ in range(12):  # a player wandering off the line
+        if g.won() or not g.legal_moves():
+            break
+        played.append(g.play(rng.choice(sorted(g.legal_moves()))))
+    table = Table()
+    for k in range(len(played), len(played) - 16, -1):
+        position = terrace.replay(variant, deal, played[:k])
+        truth = winnable(position)
+        if truth is None:
+            break
+        d = decide(position, nodes=NODES, table=table)
+        assert d.verdict == (WINNABLE if truth else LOST)
+
+
+def test_a_lost_endgame_is_proven_with_the_positions_it_covered() -> None:
+    for seed in range(200):
+        g = endgame("terrace", random.Random(seed), 10)
+        if winnable(g) is False:
+            d = decide(g, nodes=NODES)
+            assert (d.verdict, d.line) == (LOST, ()) and d.positions >= 1
+            assert d.solution.verdict == "lost"
+            return
+    raise AssertionError("no lost endgame among 200")
+
+
+def test_the_terrace_bound_cuts_a_position_whose_terrace_card_can_never_go_home() -> None:
+    # base A: 3c goes on a black-based foundation over a red 2, and all four red 2s lie under it
+    # in the terrace, which only goes home, top first
+    below = ["2h", "2h", "2d", "2d"]
+    dead = family_game(
+        "terrace", base="A", foundations={1: ["Ac"]}, terrace_cards=[*below, "3c"], waste=["As"]
+    )
+    adapter = FamilyAdapter(dead)
+    assert adapter.dead(dead, None)  # a search's first position: every class checked
+    assert decide(dead, nodes=10).verdict == LOST  # proven at once
+    # the neighbour: one red 2 out of the terrace (in the waste) can go home before 3c
+    alive = family_game(
+        "terrace", base="A", foundations={1: ["Ac"]}, terrace_cards=[*below[1:], "3c"], waste=["2h"]
+    )
+    assert not FamilyAdapter(alive).dead(alive, None)
+    # a black 3 going home from the waste takes the red 2 that 3c needed: with three red 2s
+    # under 3c and the fourth home, a second black 3 is one too many
+    before = family_game(
+        "terrace", foundations={1: ["Ac", "2d"]}, terrace_cards=[*below[:3], "3c"], waste=["3s"]
+    )
+    assert not FamilyAdapter(before).dead(before, None)
+    after = family_game(
+        "terrace", base="A", foundations={1: ["Ac", "2d", "3s"]}, terrace_cards=[*below[:3], "3c"]
+    )
+    assert FamilyAdapter(after).dead(after, (1, 12))  # asked after W-F1
+    assert not FamilyAdapter(after).dead(after, (3, 4))  # a shuffle changes nothing it reads
+    # never in signora (its terrace packs late)
+    late = family_game(
+        "signora", base="A", foundations={1: ["Ac"]}, terrace_cards=[*below, "3c"], waste=["As"]
+    )
+    assert not FamilyAdapter(late).dead(late, None)
