@@ -76,7 +76,8 @@ export function standingsTable(rows, variant) {
   return el("table", { class: "standings" },
     el("thead", {}, el("tr", {}, ["#", "player", family ? "terrace" : "", "home", "moves", "finish"].map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, rows.map((r) => el("tr", { class: r.connected === false ? "away" : "" },
-      el("td", { text: r.place ?? "" }),
+      // a live race's rows carry `live`, the place if it ended now (ties shared), as the terminal shows it
+      el("td", r.place == null && r.live != null ? { text: r.live, title: "place if the race ended now" } : { text: r.place ?? "" }),
       el("td", {}, who(r.player)),
       el("td", {}, family ? bar(11 - r.terrace_left, 11, `${r.terrace_left} left`) : ""),
       el("td", {}, bar(r.score, 104, String(r.score))),

@@ -122,6 +122,11 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
             raise
         clicks += 1
         if clicks == 3:
+            # a live place in every row's # (the place if the race ended now), as in the terminal
+            await page.wait_for_function(
+                "() => [...document.querySelectorAll('#standings-box tbody tr td:first-child')]"
+                ".every((td) => /^[1-4]$/.test(td.textContent))"
+            )
             await shot(page, "play-racing")
     await shot(page, "play-finished")
     results = await page.locator(".finished tbody tr").all_text_contents()
