@@ -53,7 +53,11 @@ POLL_EVERY = 1.0  # seconds between looks at the server where there is no pidfd
 
 
 def die_with(pid: int) -> None:
-    """In a pool worker (its initializer): end this process when process ``pid`` ends."""
+    """In a pool worker (its initializer): end this process when process ``pid`` ends.
+
+    Ctrl-C in a terminal reaches the whole foreground group, workers too: they ignore it and
+    leave the stopping to the server, which shuts its pool down (no traceback per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         pidfd = os.pidfd_open(pid)
     except ProcessLookupError:

@@ -107,3 +107,45 @@ async def test_kill_9_of_the_server_leaves_none_of_its_processes() -> None:
             proc.stdout.close()
         for pid in still_there(locals().get("ours") or {}):  # never leave one behind, even on failure
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_ctrl_c_stops_the_server_and_its_workers_without_a_traceback() -> None:
+    """Ctrl-C in a terminal reaches the whole foreground group: the workers too. They leave the
+    stopping to the server (a worker's KeyboardInterrupt once printed a traceback under the
+    server's goodbye)."""
+    proc = subprocess.Popen(
+        [COMMAND, "--port", "0", "--search-workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(),
+        start_new_session=True,  # its own group, as a terminal's foreground job is
+    )
+    ours: dict[int, str] = {}
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        match = LISTEN.match((await asyncio.to_thread(proc.stdout.readline)).rstrip("\n"))
+        assert match
+        client = await Client.open(match.group(1))
+        await client.request("hello", name="alice")
+        created = await client.request("create", variant="terrace", seats=2, deals="winnable")
+        assert created["type"] == "created", created
+
+        def workers_started() -> dict[int, str] | None:
+            found = descendants(proc.pid)
+            workers = sum(1 for p in found if (s := _stat(p)) and "forkserver" in command_line(s[0]))
+            return found if workers >= 1 else None
+
+        ours = await eventually(workers_started, timeout=30, what="the search workers")
+        await client.ws.close()
+        os.killpg(proc.pid, signal.SIGINT)
+        _out, err = await asyncio.to_thread(proc.communicate, timeout=30)
+        assert proc.returncode == 0, (proc.returncode, err)
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+        await eventually(lambda: not still_there(ours), timeout=15, what="the workers to be gone")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in still_there(ours):
+            os.kill(pid, signal.SIGKILL)
