@@ -41,6 +41,17 @@ RECONNECTING = "⚠ The server is away: reconnecting… (try {attempt}). Your bo
 BACK = "Reconnected: back in the race."
 NOT_SENT = "not sent: the server is away; type it again when back"
 RACE_GONE = "The server came back without this race (a restarted server keeps no race in memory): it is over."
+ACCOUNT_GONE = (
+    "The server no longer knows your account (a server on its memory store forgets accounts when it"
+    " restarts): this race is over. Register again (terrace register NAME) to race there."
+)
+
+
+def lost_server(reason: str) -> str:
+    """What the screen says once the session gave up on the server, ``reason`` being why."""
+    if "bad_token" in reason or "bad_session" in reason:
+        return ACCOUNT_GONE
+    return f"Lost the server: {reason.rstrip('.')}."
 
 
 class RaceTable:
@@ -112,8 +123,11 @@ class RaceTable:
                 if self.finished is not None and not self.finished.done():
                     self.finished.set_exception(Offline(RACE_GONE))
                     self.finished.exception()  # said here: no "never retrieved" warning if none awaits it
-        elif news.reason != "closed":
-            self.status_line = f"Disconnected: {news.reason}."
+        elif news.reason != "closed":  # given up: the race cannot go on from here
+            self.status_line = self.race_gone = lost_server(news.reason)
+            if self.finished is not None and not self.finished.done():
+                self.finished.set_exception(Offline(self.race_gone))
+                self.finished.exception()  # said here: no "never retrieved" warning if none awaits it
         self.on_change()
 
     async def close(self) -> None:
@@ -180,7 +194,7 @@ class RaceTable:
             return self.race_gone
         gone = self.link.gone
         if gone and gone != "closed":
-            return f"Lost the server: {gone}."
+            return lost_server(gone)
         if self.finished is not None and self.finished.done() and not self.finished.exception():
             return "The race is over."
         if self.my_finish:

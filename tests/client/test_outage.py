@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+from client import config as client_config
 from client.race_table import BACK, NOT_SENT, RECONNECTING, RaceTable
 from server.app import RaceServer
 from server.store import MemoryStore
@@ -78,6 +79,36 @@ async def test_a_server_that_comes_back_without_the_race_says_it_is_over_and_how
             shown = await term.shows("Race again with:", timeout=30)
             assert "The server came back without this race" in " ".join(shown.split())
             assert "terrace play --queue terrace" in shown
+            await eventually(lambda: not term.child.isalive(), what="the command to end")
+            term.child.close()
+            assert term.child.exitstatus == 0
+    finally:
+        term.close()
+        await alice.close()
+
+
+async def test_a_server_that_forgot_the_account_says_so_and_the_command_ends(unused_tcp_port: int) -> None:
+    """A registered player on a server whose memory store restarted: the hello with the old token
+    is refused, and the screen once waited for ever after a raw 'bad_token'."""
+    config = dataclasses.replace(FAST, port=unused_tcp_port, grace=60)
+    first = RaceServer(config)  # its own memory store: a restart forgets the accounts
+    await first.start()
+    carol = await Client.open(first.url)
+    token = (await carol.request("register", name="carol"))["token"]
+    await carol.close()
+    client_config.save_token(first.url, "carol", token, "human")  # as `terrace register` keeps it
+    alice = await Client.open(first.url)
+    await alice.request("hello", name="alice")
+    race = (await alice.request("create", variant="terrace", seats=2, start="full", join=True))["race"]["id"]
+    term = Terminal(80, 24, "play", "--race", race, "--server", first.url)
+    try:
+        await term.shows("move>")
+        await first.stop()
+        await term.shows("reconnecting…")
+        async with RaceServer(config):
+            shown = " ".join((await term.shows("Race again with", timeout=30)).split())
+            assert "The server no longer knows your account" in shown and "bad_token" not in shown
+            assert "Register again (terrace register NAME)" in shown
             await eventually(lambda: not term.child.isalive(), what="the command to end")
             term.child.close()
             assert term.child.exitstatus == 0
