@@ -414,18 +414,20 @@ def leaderboard(answer: Mapping[str, Any], me: str | None = None) -> RenderableT
 
 def finished_races(briefs: Sequence[Mapping[str, Any]]) -> RenderableType:
     """Recently finished races (``races`` answer's ``finished``): id, variant, goal, winner, players."""
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
-    for column in ("finished race", "variant", "goal"):
+    # no padding: the box's own space between columns, so two names of the house's 23 letters fit 80
+    # columns beside the rest
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False, pad_edge=False)
+    for column in ("race", "variant", "goal"):
         table.add_column(column, no_wrap=True, overflow="fold")
-    # the winner and the players wrap between names (at 80 columns a winner kept on one line
-    # left the players a few columns, and every name was cut into pieces); a name is one word
-    table.add_column("winner", overflow="fold", min_width=16)
-    table.add_column("players", overflow="fold", min_width=16)
+    # one name a line, the winner's finish under its name: at 80 columns names of 23 letters
+    # (the house's) side by side with commas were cut mid-name and left lone commas
+    table.add_column("winner", overflow="fold")
+    table.add_column("players", overflow="fold")
     for brief in briefs:
         results = list(brief.get("results") or [])
         first = [r for r in results if r.get("place") == 1]
-        winner = ", ".join(
-            f"{player_name(r.get('player'))} ({r.get('finish')}, {race_time(r.get('time'))})".replace(
+        winner = "\n".join(
+            f"{player_name(r.get('player'))}\n({r.get('finish')}, {race_time(r.get('time'))})".replace(
                 ", )", ")"
             )
             for r in first
@@ -435,7 +437,7 @@ def finished_races(briefs: Sequence[Mapping[str, Any]]) -> RenderableType:
             str(brief.get("variant", "?")),
             str(brief.get("goal", "?")),
             winner or "-",
-            ", ".join(player_name(r.get("player")) for r in results),
+            "\n".join(player_name(r.get("player")) for r in results),
         )
     return table
 

@@ -59,14 +59,16 @@ async def test_races_shows_finished_races_with_their_winner(server: RaceServer, 
     code, out, _ = await _run("races", "--server", server.url)
     assert code == 0
     line = next(line for line in out.splitlines() if race in line)
-    assert "queen-of-italy" in line and "alice (resigned" in line
+    assert "queen-of-italy" in line and "alice" in line
+    assert out.splitlines()[out.splitlines().index(line) + 1].split()[0] == "(resigned,"  # under its name
     code, out, _ = await _run("races", "--server", server.url, "--json")
     [brief] = json.loads(out)["finished"]
     assert brief["id"] == race and brief["results"][0]["player"]["name"] == "alice"
 
 
 async def test_races_at_80_columns_never_cut_a_players_name(server: RaceServer, connect: Connect) -> None:
-    names = ["robot-greedy-10", "robot-planner-4", "robot-greedy-11", "newcomer"]  # as long as the house's
+    # as long as the house's own names (23 letters), which once were cut and left lone commas
+    names = ["robot-planner-terrace-2", "robot-greedy-terrace-10", "robot-greedy-terrace-11", "newcomer"]
     players = [await connect(name=n) for n in names]
     created = await players[0].request("create", variant="queen-of-italy", seats=4, start="full")
     race = created["race"]["id"]
@@ -81,6 +83,7 @@ async def test_races_at_80_columns_never_cut_a_players_name(server: RaceServer, 
     assert all(len(line) <= 80 for line in out.splitlines()), out
     words = out.replace(",", " ").split()
     assert all(n in words for n in names), out  # each name whole on one line
+    assert not any(line.strip() == "," for line in out.splitlines()), out
 
 
 async def test_watch_the_lobby_as_json_lines_sees_a_race_being_created(
