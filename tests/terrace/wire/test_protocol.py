@@ -342,7 +342,10 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "hello_first": ({"request": "join"}, "Say hello (or register) before 'join'."),
     "already_welcomed": ({"name": "alice"}, "This connection is already welcomed as 'alice'."),
     "bad_name": ({}, "A name is 2 to 24 characters: letters, digits, '-' or '_', starting with a letter."),
-    "name_taken": ({"name": "alice"}, "The name 'alice' is taken."),
+    "name_taken": (
+        {"name": "alice"},
+        "The name 'alice' is taken: choose another (a guest's name stays held while a race of theirs goes on).",
+    ),
     "bad_token": ({}, "That token belongs to no account."),
     "bad_session": ({}, "That session is unknown or has expired; say hello again without it."),
     "no_race": ({"race": "9f3a61c2"}, "There is no race '9f3a61c2'."),
