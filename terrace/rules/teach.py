@@ -49,7 +49,7 @@ NOTATION: dict[str, tuple[str, ...]] = {
     "family": (
         "Moves are SOURCE-TARGET: T terrace top, W waste top, S stock, 1-9 piles, F1-F8 foundations.",
         "Short forms: no dash (w3), F for the first foundation that takes the card (4f, tf),",
-        "d for the stock (S-W); a card may name its place (7c-F2). Type a ten as 10 or T.",
+        "d for the stock (S-W); a card may name its place (7c-F2). A ten is 10 (T also, inside a card's name); T alone is the terrace.",
     ),
     "louis": (
         "Moves are SOURCE-TARGET: S stock, heaps a-m, Ac..As and Kc..Ks foundations, Xc..Xs abeyance.",

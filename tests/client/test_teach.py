@@ -76,7 +76,7 @@ def test_help_gives_each_paragraph_on_one_line_for_the_screen_to_wrap() -> None:
     game = _played("terrace", 7, 0)
     lines = help_text("terrace", game.view(), sorted(game.legal_moves()), []).splitlines()
     assert lines[0].startswith("Terrace: build") and lines[0].endswith("there is no second pass.")
-    assert lines[1].startswith("Moves are SOURCE-TARGET") and lines[1].endswith("as 10 or T.")
+    assert lines[1].startswith("Moves are SOURCE-TARGET") and lines[1].endswith("T alone is the terrace.")
 
 
 def test_cards_in_sentences_are_written_as_the_board_writes_them() -> None:
