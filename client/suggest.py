@@ -5,7 +5,10 @@ for the commands that take it, its ``--name``."""
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import shutil
+import sys
 import urllib.parse
 
 from link.connection import DEFAULT_SERVER, default_server
@@ -18,8 +21,20 @@ def server_flag(server: str | None) -> str:
     return f" --server {shlex.quote(server)}"
 
 
+def program() -> str:
+    """How to run this command again: ``terrace`` when that is on the PATH, else the path it was
+    run by (``.venv/bin/terrace``, as the README's quick start runs it, venv not activated)."""
+    invoked = sys.argv[0] if sys.argv else ""
+    if os.path.basename(invoked) != "terrace" or "/" not in invoked or shutil.which("terrace"):
+        return "terrace"
+    return shlex.quote(invoked)
+
+
 def command(args: argparse.Namespace, words: str, *, name: bool = False) -> str:
-    """``words`` with this run's server (and, when ``name``, its ``--name``) added."""
+    """``words`` with this run's server (and, when ``name``, its ``--name``) added; a leading
+    ``terrace`` written as this run was started when a bare one would not be found."""
+    if words.startswith("terrace "):
+        words = program() + words.removeprefix("terrace")
     text = words + server_flag(getattr(args, "server", None))
     chosen = getattr(args, "name", None) if name else None
     return text + (f" --name {shlex.quote(chosen)}" if chosen else "")

@@ -8,6 +8,7 @@ and a modest number of examples (``HYPOTHESIS_PROFILE=thorough`` runs more).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -28,6 +29,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
+# The commands the tests start see this environment's programs on the PATH, as in an activated
+# virtual environment (the commands then suggest a bare `terrace …`; the one test of a run by
+# path, venv not activated, sets its own PATH).
+_BIN = os.path.dirname(sys.executable)
+if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
 
 
 @pytest.fixture(autouse=True)
