@@ -15,7 +15,7 @@ backoff for ``reconnect_for`` seconds (the server keeps a seat for its grace
 period, 60 s by default): the session resumes the race and a move whose answer
 was lost is sent again with the same ``seq``, which the server applies once.
 
-Kept as one module (about 490 lines): :class:`Racer` is one conversation with the server (queue,
+Kept as one module (about 500 lines): :class:`Racer` is one conversation with the server (queue,
 join or arena; moves; the end of a race), which reads best whole.
 """
 

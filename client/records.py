@@ -13,7 +13,7 @@ Each command is ``async def command(args, out) -> exit code``; the fields of
 ``args`` each one reads are listed in its docstring. Exit codes: 0 done, 1 refused
 by the server or (verify) a mismatch, 2 usage.
 
-Kept as one module (about 520 lines): the three commands share the record's fetching, its
+Kept as one module (about 530 lines): the three commands share the record's fetching, its
 replay from the seed and the hindsight marks, and each is short on its own.
 """
 

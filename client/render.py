@@ -8,7 +8,7 @@ standings sit beside the board when the terminal is wide enough, else below.
 
 :func:`to_text` renders any of them as plain text, for tests and line mode. The play
 screen composed from these parts, and the end of a race, are in :mod:`client.layout`.
-Kept as one module (about 490 lines) on purpose: every way the client draws a card is here, once.
+Kept as one module (about 500 lines) on purpose: every way the client draws a card is here, once.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Each entry point fires a named event through the race's table (:data:`terrace.ra
 once the request is known to be a player's right (a refusal is a ProtocolError and fires
 nothing), and each seat's progress goes through its own (:data:`~terrace.race.states.SEAT`).
 
-Kept as one module (about 490 lines): every method is one step of the same state
+Kept as one module (about 520 lines): every method is one step of the same state
 machine over the same seats; the parts that are not (states, seats, standings,
 places, reports, restore) have modules of their own.
 """

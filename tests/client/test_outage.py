@@ -61,60 +61,52 @@ async def test_an_outage_keeps_the_board_says_reconnecting_and_a_move_meanwhile_
         await alice.close()
 
 
-async def test_a_server_that_comes_back_without_the_race_says_it_is_over_and_how_to_race_again(
-    unused_tcp_port: int,
-) -> None:
-    config = dataclasses.replace(FAST, port=unused_tcp_port, grace=60)
-    first = RaceServer(config)  # its own memory store: a restart forgets the race
+async def _racing_through_a_restart(port: int, *, account: str | None) -> str:
+    """A terminal racing on a memory-store server that stops and starts again empty (no race, no
+    account): what its screen said at the end, in one line; the command must have ended (0)."""
+    config = dataclasses.replace(FAST, port=port, grace=60)
+    first = RaceServer(config)  # its own memory store: a restart forgets races and accounts
     await first.start()
+    who = ["--name", "bob"]
+    if account is not None:
+        holder = await Client.open(first.url)
+        token = (await holder.request("register", name=account))["token"]
+        await holder.close()
+        client_config.save_token(first.url, account, token, "human")  # as `terrace register` keeps it
+        who = []
     alice = await Client.open(first.url)
     await alice.request("hello", name="alice")
     race = (await alice.request("create", variant="terrace", seats=2, start="full", join=True))["race"]["id"]
-    term = Terminal(80, 24, "play", "--race", race, "--name", "bob", "--server", first.url)
+    term = Terminal(80, 24, "play", "--race", race, *who, "--server", first.url)
     try:
         await term.shows("move>")
         await first.stop()
         await term.shows("reconnecting…")
         async with RaceServer(config):
-            shown = await term.shows("Race again with:", timeout=30)
-            assert "The server came back without this race" in " ".join(shown.split())
-            assert "terrace play --queue terrace" in shown
+            shown = await term.shows("Race again with", timeout=30)
             await eventually(lambda: not term.child.isalive(), what="the command to end")
             term.child.close()
             assert term.child.exitstatus == 0
+            return " ".join(shown.split())
     finally:
         term.close()
         await alice.close()
+
+
+async def test_a_server_that_comes_back_without_the_race_says_it_is_over_and_how_to_race_again(
+    unused_tcp_port: int,
+) -> None:
+    shown = await _racing_through_a_restart(unused_tcp_port, account=None)
+    assert "The server came back without this race" in shown
+    assert "terrace play --queue terrace" in shown
 
 
 async def test_a_server_that_forgot_the_account_says_so_and_the_command_ends(unused_tcp_port: int) -> None:
     """A registered player on a server whose memory store restarted: the hello with the old token
     is refused, and the screen once waited for ever after a raw 'bad_token'."""
-    config = dataclasses.replace(FAST, port=unused_tcp_port, grace=60)
-    first = RaceServer(config)  # its own memory store: a restart forgets the accounts
-    await first.start()
-    carol = await Client.open(first.url)
-    token = (await carol.request("register", name="carol"))["token"]
-    await carol.close()
-    client_config.save_token(first.url, "carol", token, "human")  # as `terrace register` keeps it
-    alice = await Client.open(first.url)
-    await alice.request("hello", name="alice")
-    race = (await alice.request("create", variant="terrace", seats=2, start="full", join=True))["race"]["id"]
-    term = Terminal(80, 24, "play", "--race", race, "--server", first.url)
-    try:
-        await term.shows("move>")
-        await first.stop()
-        await term.shows("reconnecting…")
-        async with RaceServer(config):
-            shown = " ".join((await term.shows("Race again with", timeout=30)).split())
-            assert "The server no longer knows your account" in shown and "bad_token" not in shown
-            assert "Register again (terrace register NAME)" in shown
-            await eventually(lambda: not term.child.isalive(), what="the command to end")
-            term.child.close()
-            assert term.child.exitstatus == 0
-    finally:
-        term.close()
-        await alice.close()
+    shown = await _racing_through_a_restart(unused_tcp_port, account="carol")
+    assert "The server no longer knows your account" in shown and "bad_token" not in shown
+    assert "Register again (terrace register NAME)" in shown
 
 
 async def test_a_move_while_the_line_is_down_is_not_sent_and_says_so(make_server: object) -> None:

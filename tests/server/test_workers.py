@@ -61,6 +61,19 @@ def command_line(pid: int) -> str:
         return "?"
 
 
+async def _draw_with_workers(proc: subprocess.Popen[str]) -> Client:
+    """Read where ``proc`` listens, say hello and create a winnable race, which the search workers
+    draw: they start now. The client, still open."""
+    assert proc.stdout is not None
+    match = LISTEN.match((await asyncio.to_thread(proc.stdout.readline)).rstrip("\n"))
+    assert match
+    client = await Client.open(match.group(1))
+    await client.request("hello", name="alice")
+    created = await client.request("create", variant="terrace", seats=2, deals="winnable")
+    assert created["type"] == "created", created
+    return client
+
+
 async def test_kill_9_of_the_server_leaves_none_of_its_processes() -> None:
     proc = subprocess.Popen(
         [COMMAND, "--port", "0", "--house", "terrace", "--daily-prepare", "3600", "--search-workers", "2"],
@@ -70,14 +83,7 @@ async def test_kill_9_of_the_server_leaves_none_of_its_processes() -> None:
         env=clean_env(),
     )
     try:
-        assert proc.stdout is not None
-        match = LISTEN.match((await asyncio.to_thread(proc.stdout.readline)).rstrip("\n"))
-        assert match
-        client = await Client.open(match.group(1))
-        await client.request("hello", name="alice")
-        # a winnable deal is drawn by the search workers: they start now
-        created = await client.request("create", variant="terrace", seats=2, deals="winnable")
-        assert created["type"] == "created", created
+        client = await _draw_with_workers(proc)
 
         def all_started() -> dict[int, str] | None:
             found = descendants(proc.pid)
@@ -123,13 +129,7 @@ async def test_ctrl_c_stops_the_server_and_its_workers_without_a_traceback() -> 
     )
     ours: dict[int, str] = {}
     try:
-        assert proc.stdout is not None and proc.stderr is not None
-        match = LISTEN.match((await asyncio.to_thread(proc.stdout.readline)).rstrip("\n"))
-        assert match
-        client = await Client.open(match.group(1))
-        await client.request("hello", name="alice")
-        created = await client.request("create", variant="terrace", seats=2, deals="winnable")
-        assert created["type"] == "created", created
+        client = await _draw_with_workers(proc)
 
         def workers_started() -> dict[int, str] | None:
             found = descendants(proc.pid)
