@@ -100,7 +100,7 @@ export function hindsightPanel(analysis, jump) {
       " ",
       g.losing_move !== null ? el("button", { type: "button", class: "jump", onclick: () => jump(g.losing_move + 1, g.player), text: `show move ${g.losing_move + 1}` }) : "",
       g.continuation.length && g.last_winnable !== null
-        ? el("details", {}, el("summary", { text: `a win from ${g.last_winnable === 0 ? "the deal" : `after move ${g.last_winnable}`} (${g.continuation.length} moves)` }),
+        ? el("details", {}, el("summary", { text: `${g.reached ? "the whole game (beyond the race's goal) won" : "a win"} from ${g.last_winnable === 0 ? "the deal" : `after move ${g.last_winnable}`} (${g.continuation.length} moves)` }),
           el("p", { class: "line", text: g.continuation.join(" ") }))
         : ""))));
 }

@@ -136,6 +136,10 @@ async def test_hindsight_says_the_goal_was_reached_and_offers_no_jump_to_its_end
     text = await ann.text_content() or ""
     assert "ann: reached the race's goal: no move lost it." in text, text
     assert "still winnable" not in text
+    # the solver's line on to the whole game is offered as that, not as "a win" the race missed
+    assert "a win from" not in text
+    summary = await ann.locator("details summary").text_content() or ""
+    assert summary.startswith("the whole game (beyond the race's goal) won from after move "), summary
     assert await ann.locator(".jump-winnable").count() == 0  # the end of a won race is no place lost
     assert await page.locator('.marks .mark[title^="ann:"]').count() == 0
     bob = await page.locator('#hindsight li[data-player="bob"]').text_content() or ""
