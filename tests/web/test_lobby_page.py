@@ -139,3 +139,16 @@ async def test_a_finished_race_won_by_the_goal_shows_the_goal_and_its_time(
     won_with = (await finished.locator("td").nth(4).text_content() or "").strip()
     assert re.fullmatch(r"goal in \d+:\d\d\.\d", won_with), won_with
     await ada.close()
+
+
+async def test_on_a_phone_the_header_takes_two_lines_the_pages_on_one(server: RaceServer, page: Any) -> None:
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.goto(http_url(server, "/top"))
+    await page.locator("#status.live").wait_for()
+    tops = await page.locator("nav a").evaluate_all("as => as.map(a => a.getBoundingClientRect().top)")
+    assert len(tops) == 5 and len(set(tops)) == 1, tops  # every page's link on one line
+    brand, status = page.locator("header .brand"), page.locator("#status")
+    b, s = await brand.bounding_box(), await status.bounding_box()
+    assert abs(b["y"] - s["y"]) < b["height"], (b, s)  # the status beside the name, not below
+    header = await page.locator("header").bounding_box()
+    assert header["height"] < 3 * b["height"], header
