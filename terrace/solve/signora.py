@@ -33,7 +33,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from terrace.rules.cards import RANK, RED, SUIT
-from terrace.rules.family import F1, FOUNDATIONS, PILES, FamilyGame, S, T, W
+from terrace.rules.family import FOUNDATIONS, PILES, FamilyGame, S, T, W
 from terrace.rules.game import Game, Move
 
 from .family import FamilyAdapter
@@ -56,7 +56,6 @@ _NEXT_CLASS = tuple(SUIT[c] * 13 + _UP[c] - 1 for c in range(104))  # the class 
 HOME = 100.0
 GAP = 120.0
 BURIED = 6.0  # per card above a card a foundation wants next
-BREAK = 8.0  # per card in a pile not on the card one above it of the other colour
 WASTE = 50.0  # per card on the waste (each must find a place on the second pass)
 STUCK = 60.0  # per card the rehearsal of the next pass finds no place for
 AHEAD_HOME = 30.0  # per card the rehearsal sends home
@@ -70,10 +69,10 @@ def evaluate(game: FamilyGame, home: int) -> float:
     base = game.base
     assert base is not None
     score = HOME * home
-    # where each card's copies wait (not home): piles and the terrace by the cards above them
-    depth: dict[int, int] = {}
+    # where each card's nearer copy waits (not home), by the cards above it: piles, then the
+    # terrace (doubled: it unstacks only home) and the waste (halved: the stock turns past it)
+    depth = [99] * 52
     gaps = 0
-    breaks = 0
     for i in PILES:
         pile = p[i]
         n = len(pile)
@@ -81,29 +80,21 @@ def evaluate(game: FamilyGame, home: int) -> float:
             gaps += 1
             continue
         for j, c in enumerate(pile):
-            above = n - 1 - j
             k = c % 52
-            d = depth.get(k)
-            if d is None or above < d:
-                depth[k] = above
-            if j and not (RANK[pile[j - 1]] == _UP[c] and RED[pile[j - 1]] != RED[c]):
-                breaks += 1
+            if n - 1 - j < depth[k]:
+                depth[k] = n - 1 - j
     terrace = p[T]
     n = len(terrace)
     for j, c in enumerate(terrace):
         k = c % 52
-        above = 2 * (n - 1 - j) + 2
-        d = depth.get(k)
-        if d is None or above < d:
-            depth[k] = above
+        if 2 * (n - j) < depth[k]:
+            depth[k] = 2 * (n - j)
     waste = p[W]
     n = len(waste)
     for j, c in enumerate(waste):
         k = c % 52
-        above = (n - 1 - j) // 2
-        d = depth.get(k)
-        if d is None or above < d:
-            depth[k] = above
+        if (n - 1 - j) // 2 < depth[k]:
+            depth[k] = (n - 1 - j) // 2
     buried = 0
     started = [0, 0, 0, 0]
     for f in FOUNDATIONS:
@@ -115,11 +106,12 @@ def evaluate(game: FamilyGame, home: int) -> float:
         started[SUIT[pile[0]]] += 1
         top = pile[-1]
         want = SUIT[top] * 13 + _UP[top] - 1
-        buried += depth.get(want, 0)
+        buried += depth[want] if depth[want] < 99 else 0
     for suit in range(4):
         if started[suit] < 2:
-            buried += depth.get(suit * 13 + base - 1, 0)
-    score += GAP * gaps - BURIED * buried - BREAK * breaks
+            d = depth[suit * 13 + base - 1]
+            buried += d if d < 99 else 0
+    score += GAP * gaps - BURIED * buried
     if game.recycles_left:
         score -= WASTE * len(waste)
         queue = [*waste, *p[S][::-1]]  # the next pass, were every card left to come round
