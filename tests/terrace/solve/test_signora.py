@@ -42,6 +42,14 @@ def test_solve_takes_the_beam_for_signora() -> None:
     assert s.verdict == WON and check_line(g, s.moves)
 
 
+def test_a_budget_left_smaller_than_the_beams_spent_is_not_spent_on_the_other_stages() -> None:
+    # deal 1 is not won by the first beam (measured: about 22,000 positions), and the second
+    # (four times as wide) does not fit in 40,000: the rest is kept (a draw moves on sooner)
+    s = solve(signora_deal(1), nodes=40_000)
+    assert s.verdict == UNKNOWN
+    assert s.nodes < 30_000
+
+
 def test_the_same_node_budget_gives_the_same_answer() -> None:
     g = signora_deal(WON_DEALS[0])
     a, b = find_signora_win(g, 30_000, None), find_signora_win(g, 30_000, None)
