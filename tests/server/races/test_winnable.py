@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import secrets
 from typing import Any
 
 import pytest
@@ -115,7 +116,7 @@ def test_a_signora_draw_passes_seeds_it_cannot_prove_and_keeps_the_first_it_wins
     # NODES_PER_SEED positions, the second is (measured: 34,563 positions with the signora beam)
     seeds = [hashlib.sha256(b"signora-test:%d" % i).digest() for i in (0, 5)]
     given = iter(seeds)
-    monkeypatch.setattr(winnable.secrets, "token_bytes", lambda n: next(given))
+    monkeypatch.setattr(secrets, "token_bytes", lambda n: next(given))  # what the draw calls
     drawn = winnable.draw("signora", terrace.RULES_VERSION, 120.0)
     assert drawn is not None and drawn.seed == seeds[1]
     assert terrace.replay("signora", drawn.seed, drawn.solution).status == "won"

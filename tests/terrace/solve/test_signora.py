@@ -7,8 +7,7 @@ import pytest
 
 import terrace
 from terrace.rules.family import PILES, FamilyGame
-from terrace.solve import UNKNOWN, WON, check_line, solve
-from terrace.solve import signora
+from terrace.solve import UNKNOWN, WON, check_line, signora, solve
 from terrace.solve.signora import _rehearse, evaluate, find_signora_win
 from tests.terrace.positions import family_game, run
 
