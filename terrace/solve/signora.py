@@ -17,12 +17,14 @@ all forward together:
 - positions past the second pass (stock and waste both empty: the terrace is free)
   are finished by the depth-first search of ``search.py``, the best first.
 
-The width starts small and grows (:data:`WIDTHS`) while the node budget lasts, so a
-deal that is easy is won at once and a hard one gets a wider look. Every position a
-walk reaches counts as a node, so the answer is deterministic for a node budget.
-The evaluation (:func:`evaluate`) favours cards home, gaps, the next card wanted by
-each foundation lying near the top of its pile, piles in sequence, and a short waste
-(every waste card must find a place on the second pass).
+The width starts at 12 and grows fourfold (:data:`WIDTHS`); a wider beam is begun only
+when the budget left can see it through, so an easy deal is won at once and a hard one
+gets a wider look. Every position a walk reaches counts as a node, so the answer is
+deterministic for a node budget. The evaluation (:func:`evaluate`) favours cards home,
+gaps, the next card wanted by each foundation lying near the top of its pile, and a short
+waste (every waste card must find a place on the second pass); and it rehearses the cards
+still to come (:func:`_rehearse`), counting those that would go home and those that would
+find no place. Its weights were tuned on deals 1-40 (docs/BENCHMARKS-HISTORY.md).
 """
 
 from __future__ import annotations
@@ -297,14 +299,12 @@ def _walk(
     reached = 0
     frames: list[list[Any]] = [[adapter.moves(g), 0]]
     path: list[tuple[Move, object]] = []
-    chain = line
     chains: list[Line] = [line]
     p = g.places
     while frames:
         frame = frames[-1]
         moves, i = frame
         if i == 0 and not p[S] and not p[W]:
-            key = adapter.key(g)
             ends.append((evaluate(g, adapter.home), g.snapshot(), chains[-1], adapter.home))
         if i == len(moves):
             frames.pop()
