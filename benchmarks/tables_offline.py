@@ -114,6 +114,21 @@ def solver(results: Results) -> list[str]:
     return lines + sources(results, ["solver"])
 
 
+def solver_signora(results: Results) -> list[str]:
+    """The solver's signora figures with the signora beam (its own results file)."""
+    out = results["solver-signora"]["output"]
+    lines = head(
+        "variant", "deals", "proven winnable", "proven lost", "undecided", "median s per decided deal",
+        "positions/s (CPU)", right=(1, 2, 3, 4, 5, 6),
+    )  # fmt: skip
+    for v, r in out["variants"].items():
+        lines.append(
+            row(v, r["deals"], pct(r["won"]), pct(r["lost"]), pct(r["unknown"]),
+                n2(r["median_decided_seconds"]), n0(r["nodes_per_second"]))
+        )  # fmt: skip
+    return lines + sources(results, ["solver-signora"])
+
+
 def reductions(results: Results) -> list[str]:
     out = results["reductions"]["output"]
     lines = head(
@@ -142,6 +157,22 @@ def winnable_create(results: Results) -> list[str]:
             row(v, r["races"], r["refused"], n2(r["p50_s"]), n2(r["p99_s"]), n2(r["max_s"]), n2(r["mean_s"]))
         )
     return lines + sources(results, ["winnable"])
+
+
+def winnable_signora(results: Results) -> list[str]:
+    """Signora's winnable creates: how many were served within the bound, and how fast."""
+    out = results["winnable-signora"]["output"]
+    lines = head(
+        "variant", "creates", "drawn within the bound", "refused", "p50 s", "p99 s", "max s", "mean s",
+        right=(1, 2, 3, 4, 5, 6, 7),
+    )  # fmt: skip
+    for v, r in out["variants"].items():
+        drawn = r["races"] - r["refused"]
+        lines.append(
+            row(v, r["races"], f"{drawn} ({pct(drawn / r['races'])})", r["refused"], n2(r["p50_s"]),
+                n2(r["p99_s"]), n2(r["max_s"]), n2(r["mean_s"]))
+        )  # fmt: skip
+    return lines + sources(results, ["winnable-signora"])
 
 
 def winnable_queue(results: Results) -> list[str]:

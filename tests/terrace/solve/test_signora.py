@@ -1,0 +1,111 @@
+"""terrace.solve.signora: the beam over the stock's cards wins signora deals, each line replayed on
+the engine; a spent budget says "unknown"; the answer is the same for the same node budget."""
+
+from __future__ import annotations
+
+import pytest
+
+import terrace
+from terrace.rules.family import PILES, FamilyGame
+from terrace.solve import UNKNOWN, WON, check_line, signora, solve
+from terrace.solve.signora import _rehearse, evaluate, find_signora_win
+from tests.terrace.positions import family_game, run
+
+# Deals the beam of the first width wins (measured: 17,000 and 20,000 positions).
+WON_DEALS = (40, 27)
+
+
+def signora_deal(deal: int) -> FamilyGame:
+    g = terrace.new_game("signora", deal=deal)
+    assert isinstance(g, FamilyGame)
+    return g
+
+
+def test_wins_fixed_deals_with_lines_that_replay_to_won_games() -> None:
+    for deal in WON_DEALS:
+        g = signora_deal(deal)
+        s = find_signora_win(g, 30_000, None)
+        assert s.verdict == WON, deal
+        assert s.nodes <= 30_000
+        assert check_line(g, s.moves)
+        replay = signora_deal(deal)
+        for move in s.moves:
+            replay.play(move)
+        assert replay.status == "won"
+        assert g.moves == [] and g.phase == "choose-base"  # the game itself is not changed
+
+
+def test_solve_takes_the_beam_for_signora() -> None:
+    g = signora_deal(WON_DEALS[0])
+    s = solve(g, nodes=30_000)
+    assert s.verdict == WON and check_line(g, s.moves)
+
+
+def test_a_budget_left_smaller_than_the_beams_spent_is_not_spent_on_the_other_stages() -> None:
+    # deal 1 is not won by the first beam (measured: about 22,000 positions), and the second
+    # (four times as wide) does not fit in 40,000: the rest is kept (a draw moves on sooner)
+    s = solve(signora_deal(1), nodes=40_000)
+    assert s.verdict == UNKNOWN
+    assert s.nodes < 30_000
+
+
+def test_the_same_node_budget_gives_the_same_answer() -> None:
+    g = signora_deal(WON_DEALS[0])
+    a, b = find_signora_win(g, 30_000, None), find_signora_win(g, 30_000, None)
+    assert (a.verdict, a.moves, a.nodes) == (b.verdict, b.moves, b.nodes)
+    c, d = find_signora_win(g, 2_000, None), find_signora_win(g, 2_000, None)
+    assert (c.verdict, c.moves, c.nodes) == (d.verdict, d.moves, d.nodes)
+
+
+def test_a_spent_budget_says_unknown_never_won() -> None:
+    g = signora_deal(WON_DEALS[0])
+    s = find_signora_win(g, 2_000, None)
+    assert (s.verdict, s.moves) == (UNKNOWN, ())
+    assert s.nodes <= 2_000
+    timed = find_signora_win(g, 10_000_000, 0.0)
+    assert timed.verdict == UNKNOWN
+
+
+def test_a_wider_beam_the_budget_cannot_finish_is_not_begun(monkeypatch: pytest.MonkeyPatch) -> None:
+    # narrow beams (cheap), on a deal they do not win
+    g = signora_deal(1)
+    monkeypatch.setattr(signora, "WIDTHS", (2,))
+    alone = find_signora_win(g, 1_000_000, None)
+    assert alone.verdict == UNKNOWN
+    monkeypatch.setattr(signora, "WIDTHS", (2, 4))
+    # with just more than the first beam's cost, the second (twice as wide) is not begun
+    s = find_signora_win(g, alone.nodes + 100, None)
+    assert s.verdict == UNKNOWN and s.nodes == alone.nodes
+    # with the budget for it, it is
+    both = find_signora_win(g, 3 * alone.nodes, None)
+    assert both.nodes > alone.nodes
+
+
+def test_the_rehearsal_counts_cards_home_and_cards_with_no_place() -> None:
+    # base 3; clubs wait for 5c; no gap: 5c goes home and 6c (pile 9's only card) after it,
+    # 9h packs on the Ts, 7d fills the gap 6c left, 8d finds no place
+    piles = {i: [f"{r}s"] for i, r in zip(range(1, 10), "TJQKA2456", strict=True)}
+    piles[9] = ["6c"]
+    g = family_game("signora", base="3", foundations={1: run("3", "c", 2)}, piles=piles, recycled=True)
+    p = g.places
+    assert all(p[i] for i in PILES)
+    queue = [_card(g, name, p) for name in ("5c", "9h", "7d", "8d")]
+    assert _rehearse(p, 3, queue) == (2, 1)
+
+
+def test_the_evaluation_favours_cards_home_and_gaps() -> None:
+    piles = {1: ["9s", "8h"], 2: ["Qd"]}
+    before = family_game("signora", base="3", foundations={1: run("3", "c", 2)}, piles=piles)
+    home = family_game("signora", base="3", foundations={1: run("3", "c", 3)}, piles=piles)
+    assert evaluate(home, 3) > evaluate(before, 2)
+    fewer_gaps = family_game(
+        "signora", base="3", foundations={1: run("3", "c", 2)}, piles={**piles, 3: ["Jc"]}
+    )
+    assert evaluate(before, 2) > evaluate(fewer_gaps, 2)
+
+
+def _card(g: FamilyGame, name: str, p: list[list[int]]) -> int:
+    """A card id of ``name`` that is not in the game (the rehearsal only reads the queue)."""
+    used = {c for place in p for c in place}
+    ids = [c for c in range(104) if terrace.NAME[c] == name and c not in used]
+    return ids[0]
