@@ -297,6 +297,18 @@ class FamilyGame(Game):
     def move_name(self, move: Move) -> str:
         return _MOVE_NAMES[move]
 
+    def _legal_names(self) -> dict[str, Move]:
+        # once per move: the names from the table, without a method call per move
+        if self._legal is None:
+            names = _MOVE_NAMES
+            self._legal = {names[m]: m for m in self._generate()}
+        return self._legal
+
+    def _won(self) -> bool:
+        # asked on every move: the first foundation is short of its 13 cards most of a game
+        p = self._places
+        return len(p[F1]) == 13 and sum(map(len, p[F1:])) == 104
+
     def _is_progress(self, move: Move) -> bool:
         return move[1] >= F1 or move[0] == S or move[1] == S
 

@@ -254,6 +254,18 @@ class Game:
         return list(self._history)
 
     @property
+    def last_move(self) -> str | None:
+        """The canonical form of the last move played (None before the first)."""
+        return self._history[-1] if self._history else None
+
+    def last_move_was(self, *types: str) -> bool:
+        """Whether an event of the last move is of one of ``types`` (no copy of the events)."""
+        for event in self._events:  # noqa: SIM110 (a plain loop: any() over a generator costs a frame)
+            if event["type"] in types:
+                return True
+        return False
+
+    @property
     def move_events(self) -> list[Event]:
         """What the last move did, without deciding the game's status (no lost search)."""
         return list(self._events)
