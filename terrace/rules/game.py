@@ -48,9 +48,11 @@ QUICK_SEARCH = 200
 # Lost-search results a game remembers before it starts afresh.
 MEMO_SIZE = 4096
 
-# Positions known to reach a progress move (see Game._reaching) a game remembers before it
-# starts afresh: a few hundred searches' paths.
-REACHING_SIZE = 20_000
+# What a game's searches keep (Game._reaching) before it starts afresh: positions known (a
+# 104-byte key each: some 600 KB at most, shared by a race's seats), and contexts (a context
+# lives until a progress move: a race's seats keep a few each).
+REACHING_SIZE = 4_096
+REACHING_CONTEXTS = 64
 
 # In a path's steps (Game._steps): past this, a fixed place (terrace, waste, cell) as a target.
 _FIXED = 1000
@@ -202,7 +204,10 @@ class Game:
         reach = self._reach
         known = reach.get(context)
         if known is None:
-            if sum(len(r.keys) + len(r.lost) for r in reach.values()) >= REACHING_SIZE:
+            if (
+                len(reach) >= REACHING_CONTEXTS
+                or sum(len(r.keys) + len(r.lost) for r in reach.values()) >= REACHING_SIZE
+            ):
                 reach.clear()
             known = reach[context] = Reaching()
         return known

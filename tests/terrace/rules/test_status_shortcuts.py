@@ -174,3 +174,15 @@ def test_what_is_known_is_forgotten_past_its_size(monkeypatch: pytest.MonkeyPatc
     h.share_searches(g)
     assert h.status == "lost"
     assert len(g._reach) == 1 and next(iter(g._reach.values())).lost  # g's context made room
+
+
+def test_contexts_are_forgotten_past_their_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(terrace.rules.game, "REACHING_CONTEXTS", 2)
+    piles = {1: ["9s", "8h"], 2: ["9c"]}
+    games = [
+        family_game("terrace", foundations={1: ["Kc"], 2: [top]}, piles=piles) for top in ("Qd", "Qh", "Jc")
+    ]
+    for g in games[1:]:
+        g.share_searches(games[0])
+    assert [g.status for g in games] == ["lost"] * 3
+    assert len(games[0]._reach) == 1  # the third context found two kept: all forgotten first
