@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 from benchmarks.common import run_info  # noqa: E402
 
 RACE_MOVES = 400  # as the benchmark's players: resign after 400 moves
-KNOWN: dict[str, dict[tuple[str, int], str]] = {}  # race id -> (player, seq) -> status after the move
+KNOWN: dict[str, dict[tuple[str, int], Any]] = {}  # race id -> (player, seq) -> status after the move
 STAGES = (
     "decode",
     "decode_dict",
@@ -95,9 +95,10 @@ class Script:
         self.seats = seats
         self.seeds = [rng.randbytes(32) for _ in range(races)]
         self.moves: list[list[tuple[str, int, str]]] = []
-        # (race, player, seq) -> the game's status after that move: what a worker's long lost
-        # search tells the server, outside its own process (so outside the count here too)
-        self.statuses: dict[tuple[int, str, int], str] = {}
+        # (race, player, seq) -> the game's status after that move and the path its search found:
+        # what a worker's long lost search tells the server, outside its own process (so outside
+        # the count here too)
+        self.statuses: dict[tuple[int, str, int], Any] = {}
         for r, s in enumerate(self.seeds):
             games = {f"p{i}": new_game("terrace", s) for i in range(seats)}
             rngs = {pid: random.Random(rng.random()) for pid in games}  # each player its own, as bots
@@ -113,7 +114,7 @@ class Script:
                     last[pid] = text
                     seq[pid] += 1
                     order.append((pid, seq[pid], text))
-                    self.statuses[r, pid, seq[pid]] = g.status
+                    self.statuses[r, pid, seq[pid]] = found(g)
                     if g.status != "playing" or g.terrace_left == 0 or seq[pid] >= RACE_MOVES:
                         live.remove(pid)
             self.moves.append(order)
@@ -161,11 +162,43 @@ class Script:
         return out
 
 
+def found(g: Any) -> Any:
+    """What a search worker sends back for ``g``'s position: a fresh copy's ``found()`` (older
+    checkouts: the status alone)."""
+    import pickle
+
+    if not hasattr(g, "found"):
+        return g.status
+    status, path = pickle.loads(pickle.dumps(g)).found()
+    return [status, [list(m) for m in path]]
+
+
+def _answer(g: Any, answer: Any) -> tuple[str, list[tuple[int, int]]]:
+    """The status and path of :func:`found`'s answer; no path for a checkout whose games take none."""
+    status, path = answer if isinstance(answer, list) else (answer, [])
+    return status, [tuple(m) for m in path] if hasattr(g, "found") else []
+
+
+def settle_race(race: Any, pid: str, answer: Any) -> list[Any]:
+    """``race.settled`` with what a worker sent back for ``pid``'s game."""
+    status, path = _answer(race.seats[pid].game, answer)
+    return race.settled(pid, status, 1, path) if path else race.settled(pid, status, 1)  # type: ignore[no-any-return]
+
+
+def settle_game(g: Any, answer: Any) -> None:
+    """``g.settle`` with what a worker sent back."""
+    status, path = _answer(g, answer)
+    if path:
+        g.settle(status, path)
+    else:
+        g.settle(status)
+
+
 def play(race: Any, pid: str, seq: int, text: str) -> list[Any]:
     """One move through the race core, as the driver makes it (a long lost search run here)."""
     effects: list[Any] = race.apply_move(race.check_move(pid, seq, text, 1), 1)
     if effects and type(effects[0]).__name__ == "Search":  # the worker's answer, known beforehand
-        effects = race.settled(pid, KNOWN[race.id][pid, seq], 1)
+        effects = settle_race(race, pid, KNOWN[race.id][pid, seq])
     return effects
 
 
@@ -243,7 +276,7 @@ def stages(script: Script) -> dict[str, Callable[[], None]]:
                 g = games[pid]
                 g.play(g.resolve(text))
                 if g.quick_status() is None:  # as the race: a worker's search settles it (not counted)
-                    g.settle(known[pid, seq])
+                    settle_game(g, known[pid, seq])
                 g.view()
                 sorted(g.legal_moves())
 

@@ -37,7 +37,7 @@ from terrace.race.effects import (
     Send,
     Wake,
 )
-from terrace.rules.game import Game
+from terrace.rules.game import Found, Game
 from terrace.vocab import Quit
 from terrace.wire.conversation import backoff
 from terrace.wire.messages import Record, Summary
@@ -68,27 +68,28 @@ class Searches:
 
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
-        self._running: dict[str, asyncio.Future[str]] = {}  # position key -> search under way
+        self._running: dict[str, asyncio.Future[Found]] = {}  # position key -> search under way
 
-    async def status(self, game: Game, key: str) -> str:
+    async def status(self, game: Game, key: str) -> Found:
+        """The status of ``game`` (a copy) and the path its search found (``Game.found``)."""
         search = self._running.get(key)
         if search is None:
             search = self._running[key] = asyncio.ensure_future(self._run(game))
             search.add_done_callback(lambda _: self._running.pop(key, None))
         return await asyncio.shield(search)
 
-    async def _run(self, game: Game) -> str:
+    async def _run(self, game: Game) -> Found:
         """In the executor; here (blocking) if the executor fails, because the move is already
         applied and must get its answer."""
         try:
             return await asyncio.get_running_loop().run_in_executor(self.executor, _status_of, game)
         except Exception:
             log.exception("lost search failed in the executor; searching on the event loop")
-            return game.status
+            return game.found()
 
 
-def _status_of(game: Game) -> str:
-    return game.status
+def _status_of(game: Game) -> Found:
+    return game.found()
 
 
 class RaceDriver:
@@ -151,8 +152,8 @@ class RaceDriver:
         out: list[Effect] = []
         for effect in effects:
             if isinstance(effect, Search):
-                status = await self.searches.status(effect.game, effect.key)
-                out += await self._settle(self.race.settled(effect.player, status, now_ms()))
+                status, path = await self.searches.status(effect.game, effect.key)
+                out += await self._settle(self.race.settled(effect.player, status, now_ms(), path))
             else:
                 out.append(effect)
         return out
@@ -212,8 +213,8 @@ class RaceDriver:
         task.add_done_callback(self._tasks.discard)
 
     async def _search(self, effect: Search) -> None:
-        status = await self.searches.status(effect.game, effect.key)
-        self.apply(await self._settle(self.race.settled(effect.player, status, now_ms())))
+        status, path = await self.searches.status(effect.game, effect.key)
+        self.apply(await self._settle(self.race.settled(effect.player, status, now_ms(), path)))
 
     async def _log_quietly(self, entry: LogEntry) -> None:
         assert self.journal is not None

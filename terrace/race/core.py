@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from terrace.rules.deal import commitment
-from terrace.rules.game import Game
+from terrace.rules.game import Game, Move
 from terrace.rules.replay import new_game
 from terrace.wire.messages import Finished, PlayerInfo, Result, View
 
@@ -360,15 +360,16 @@ class Race(Reports):
         seat.fire("moved")
         return self._wake(self._moved(seat, text, entry["t"]))
 
-    def settled(self, player_id: str, status: str, now: int) -> list[Effect]:
-        """The long lost search of ``player_id``'s position found ``status``."""
+    def settled(self, player_id: str, status: str, now: int, path: Sequence[Move] = ()) -> list[Effect]:
+        """The long lost search of ``player_id``'s position found ``status`` (and ``path``, the
+        shuffle moves it found to a progress move: a hint for the next searches, see Game.settle)."""
         seat = self.seats.get(player_id)
         if seat is None or seat.pending is None or seat.game is None:
             return []
         self.machine.fire("settle")
         seat.fire("settled")
         pending, seat.pending = seat.pending, None
-        seat.game.settle(status)
+        seat.game.settle(status, path)
         if not pending.reply:  # rebuilt from the log: kept for resends, and the race goes on later
             seat.answer(self.id, self.rules.goal, pending.text)
             self.mark_reached(seat, pending.at)

@@ -75,7 +75,8 @@ class SaveMeta:
 @dataclass(frozen=True)
 class Search:
     """``player``'s game needs the long lost search: run it off the event loop on ``game`` (a
-    copy), then call ``Race.settled(player, status, now)``. ``key`` is the position's key, so one
+    copy), then call ``Race.settled(player, status, now, path)`` with what ``game.found()`` gives.
+    ``key`` is the position's key, so one
     search can serve every seat waiting on the same position."""
 
     player: str

@@ -103,7 +103,7 @@ class Seat:
     def went_home(self) -> bool:
         """Whether the last move put a card on a foundation (the base card goes home too)."""
         assert self.game is not None
-        return any(e["type"] in ("home", "base") for e in self.game.move_events)
+        return self.game.last_move_was("home", "base")
 
     def reached(self, goal: Goal) -> Finish | None:
         """The finish the game has come to by itself: ``goal`` reached, or ``stuck`` (lost)."""
@@ -125,7 +125,7 @@ class Seat:
             "type": "moved",
             "race": race_id,
             "seq": self.seq,
-            "move": game.moves[-1],
+            "move": cast(str, game.last_move),
             "events": game.last_events,
             "view": view,
             "legal": sorted(game.legal_moves()),

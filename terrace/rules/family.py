@@ -45,6 +45,13 @@ _HOME_SUIT = tuple(_UP[c] * 4 + SUIT[c] for c in range(104))
 _HOME_COLOUR = tuple(_UP[c] * 2 + (not RED[c]) for c in range(104))
 _PILE_ACCEPTS = tuple(_DOWN[c] * 2 + (not RED[c]) for c in range(104))
 _SOURCES = (T, W, *PILES)
+_CARDS_BY_SUIT_KEY: dict[int, list[int]] = {}
+_CARDS_BY_COLOUR_KEY: dict[int, list[int]] = {}
+_CARDS_OF_RANK: dict[int, list[int]] = {}
+for _c in range(104):
+    _CARDS_BY_SUIT_KEY.setdefault(_SUIT_KEY[_c], []).append(_c)
+    _CARDS_BY_COLOUR_KEY.setdefault(_COLOUR_KEY[_c], []).append(_c)
+    _CARDS_OF_RANK.setdefault(RANK[_c], []).append(_c)
 _PAIRS = tuple(tuple((s, d) for d in range(len(PLACE_NAMES))) for s in range(len(PLACE_NAMES)))
 _MOVE_NAMES = {(s, d): f"{a}-{b}" for s, a in enumerate(PLACE_NAMES) for d, b in enumerate(PLACE_NAMES)}
 # push()'s tokens for the moves it takes back without a snapshot
@@ -230,11 +237,16 @@ class FamilyGame(Game):
         base = self._base
         if base is None:
             return super()._search_moves()
-        fkey = _SUIT_KEY if self._suit_mode else _COLOUR_KEY
         home_accepts = _HOME_SUIT if self._suit_mode else _HOME_COLOUR
         accepts_home = {home_accepts[p[f][-1]] for f in FOUNDATIONS if 0 < len(p[f]) < 13}
         empty_foundation = any(not p[f] for f in FOUNDATIONS)
-        goes_home = [empty_foundation if RANK[c] == base else fkey[c] in accepts_home for c in range(104)]
+        # (a Python step per card that may go home, not per card: once per search)
+        goes_home = [False] * 104
+        for key in accepts_home:
+            for c in _CARDS_BY_SUIT_KEY[key] if self._suit_mode else _CARDS_BY_COLOUR_KEY[key]:
+                goes_home[c] = True
+        for c in _CARDS_OF_RANK[base]:  # a base card goes only to an empty foundation (never onto one)
+            goes_home[c] = empty_foundation
         stock = bool(p[S])
         recycles, left = self.variant.recycles, self._recycles_left
         # a stock move (progress) with the waste empty, and with cards on it: S-W unless a
@@ -296,6 +308,18 @@ class FamilyGame(Game):
 
     def move_name(self, move: Move) -> str:
         return _MOVE_NAMES[move]
+
+    def _legal_names(self) -> dict[str, Move]:
+        # once per move: the names from the table, without a method call per move
+        if self._legal is None:
+            names = _MOVE_NAMES
+            self._legal = {names[m]: m for m in self._generate()}
+        return self._legal
+
+    def _won(self) -> bool:
+        # asked on every move: the first foundation is short of its 13 cards most of a game
+        p = self._places
+        return len(p[F1]) == 13 and sum(map(len, p[F1:])) == 104
 
     def _is_progress(self, move: Move) -> bool:
         return move[1] >= F1 or move[0] == S or move[1] == S

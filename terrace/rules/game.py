@@ -33,6 +33,7 @@ from terrace.rules.versions import RULES_VERSION, rules_of
 
 Move = tuple[int, int]
 Event = dict[str, Any]
+Found = tuple[str, tuple[Move, ...]]  # a status and the shuffle path that showed it (Game.found)
 
 # Reasons that say little when F was typed and another foundation explains better.
 _UNTELLING = frozenset({"foundation_suit", "not_base_rank", "foundation_complete"})
@@ -46,6 +47,15 @@ QUICK_SEARCH = 200
 
 # Lost-search results a game remembers before it starts afresh.
 MEMO_SIZE = 4096
+
+# What a game's searches keep (Game._reaching) before it starts afresh: positions known (a
+# 104-byte key each: some 600 KB at most, shared by a race's seats), and contexts (a context
+# lives until a progress move: a race's seats keep a few each).
+REACHING_SIZE = 4_096
+REACHING_CONTEXTS = 64
+
+# In a path's steps (Game._steps): past this, a fixed place (terrace, waste, cell) as a target.
+_FIXED = 1000
 
 # No move is longer than "10h -> F1"; longer text is refused before any parsing.
 MAX_MOVE_TEXT = 24
@@ -66,6 +76,22 @@ class _Reading(NamedTuple):
     sources: list[int]
     targets: list[int] | None  # None: no target typed
     first: bool  # take the first target that accepts (``F``)
+
+
+class Reaching:
+    """What searches found about positions of one context (foundations, stock size, extra state:
+    what shuffle moves leave alone): the search keys of positions known to be playing, and the
+    last path of shuffle moves found to a progress move (as steps of cards, Game._steps), worth
+    trying again from the next position."""
+
+    __slots__ = ("keys", "lost", "path")
+
+    def __init__(self) -> None:
+        self.keys: set[bytes] = set()
+        # Positions known to be lost: every position a search that proved its root lost met (each
+        # reaches fewer positions than that root, none with a progress move).
+        self.lost: set[bytes] = set()
+        self.path: list[Move] = []
 
 
 class Game:
@@ -93,6 +119,12 @@ class Game:
         # (the stock matters by its count alone), so the view is an exact key; a player
         # shuffling cards back and forth revisits positions and pays for each search once.
         self._memo: dict[str, str] = {}
+        # Positions on the path of a search that found progress: each of them reaches it too, so
+        # each is "playing" whatever a fresh search would count on the way. By what the search
+        # leaves alone (foundations, the stock's size, the engine's extra state), then by the
+        # search's own key: a search meeting one of them stops there. See _reaching.
+        self._reach: dict[tuple[Any, ...], Reaching] = {}
+        self._found: list[Move] = []  # the path the last search with ``_reach`` found (see found)
 
     # ----- public API -------------------------------------------------------------
 
@@ -111,6 +143,7 @@ class Game:
         self._history.append(name)
         self._legal = None
         self._status = None
+        self._found = []
         return name
 
     def resolve(self, move: str) -> str:
@@ -153,8 +186,31 @@ class Game:
         """The status if the lost search decides it within ``budget`` positions."""
         if budget <= 0:
             return None
-        reachable = self._progress_reachable(self._legal_pairs(), min(budget, SEARCH_LIMIT))
+        reachable = self._progress_reachable(self._legal_pairs(), min(budget, SEARCH_LIMIT), self._reaching())
         return None if reachable is None else "playing" if reachable else "lost"
+
+    def _reaching(self) -> Reaching:
+        """What searches found among positions that have this one's foundations, stock size and
+        extra state (what shuffle moves leave alone; with the search's key of a position they give
+        the whole position but pile order, which does not change a status). A key in it is
+        "playing": progress is reachable, so a fresh search could only find it (True) or give up
+        at its limit (None), never prove the game lost. The stock counts by its size alone: its
+        order is never part of the context."""
+        places = self._places
+        loose, fixed = self._search_places()
+        searched = {*loose, *fixed, self.stock_place}
+        rest = tuple(tuple(p) for i, p in enumerate(places) if i not in searched)
+        context = (rest, len(places[self.stock_place]), self._extra_state())
+        reach = self._reach
+        known = reach.get(context)
+        if known is None:
+            if (
+                len(reach) >= REACHING_CONTEXTS
+                or sum(len(r.keys) + len(r.lost) for r in reach.values()) >= REACHING_SIZE
+            ):
+                reach.clear()
+            known = reach[context] = Reaching()
+        return known
 
     def position_key(self) -> str:
         """What the player sees, as one string: two positions with the same key have the
@@ -165,13 +221,28 @@ class Game:
         """Remember lost-search results together with ``other`` (the seats of one race,
         which meet the same positions), so each position is searched once."""
         self._memo = other._memo
+        self._reach = other._reach
 
-    def settle(self, status: str) -> None:
-        """Record a status decided on a copy of this very position (see :meth:`quick_status`)."""
+    def settle(self, status: str, path: Sequence[Move] = ()) -> None:
+        """Record a status decided on a copy of this very position (see :meth:`quick_status`), and
+        the path that search found to a progress move (:meth:`found`): the next short searches
+        try it first. The path is only a hint: each of its steps is played only where legal, and
+        only a progress move met at its end counts."""
         if status not in ("playing", "won", "lost"):
             raise ValueError(f"not a status: {status!r}")
         self._status = status
         self._remember(status, self.position_key())
+        if status == "playing" and path:
+            # Only a hint for the next searches, which play it again move by move where legal:
+            # nothing is taken as known from it.
+            self._reaching().path = [(int(card), int(onto)) for card, onto in path]
+
+    def found(self) -> Found:
+        """The status, and the path of shuffle moves from here to a progress move that deciding it
+        found (empty when none was needed or none was found): what a search worker sends back for
+        :meth:`settle`. The path reads only what the player sees (the stock by its size)."""
+        status = self.status
+        return status, tuple(self._found)
 
     @property
     def score(self) -> int:
@@ -186,6 +257,18 @@ class Game:
     def moves(self) -> list[str]:
         """The canonical moves played so far."""
         return list(self._history)
+
+    @property
+    def last_move(self) -> str | None:
+        """The canonical form of the last move played (None before the first)."""
+        return self._history[-1] if self._history else None
+
+    def last_move_was(self, *types: str) -> bool:
+        """Whether an event of the last move is of one of ``types`` (no copy of the events)."""
+        for event in self._events:  # noqa: SIM110 (a plain loop: any() over a generator costs a frame)
+            if event["type"] in types:
+                return True
+        return False
 
     @property
     def move_events(self) -> list[Event]:
@@ -283,6 +366,7 @@ class Game:
         self._history = ["?"] * moves
         self._events = []
         self._memo = {}
+        self._reach = {}
 
     def set_stock(self, cards: Sequence[int]) -> None:
         """Make the stock ``cards``, dealt first to last (a guess, for bots that imagine it).
@@ -296,6 +380,7 @@ class Game:
         """Forget what was worked out for the position (after :meth:`push` / :meth:`pop`)."""
         self._legal = None
         self._status = None
+        self._found = []
 
     def _extra_state(self) -> tuple[Any, ...]:
         """What a position holds besides its places (engines override)."""
@@ -467,7 +552,9 @@ class Game:
         known = self._memo.get(key)
         if known is not None:
             return known
-        status = "lost" if self._progress_reachable(legal, SEARCH_LIMIT) is False else "playing"
+        status = (
+            "lost" if self._progress_reachable(legal, SEARCH_LIMIT, self._reaching()) is False else "playing"
+        )
         self._remember(status, key)
         return status
 
@@ -479,11 +566,21 @@ class Game:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_memo"] = {}  # a pickled copy (sent to a search worker) travels light
+        state["_reach"] = {}
         return state
 
-    def _progress_reachable(self, legal: Sequence[Move], limit: int) -> bool | None:
+    def _progress_reachable(
+        self, legal: Sequence[Move], limit: int, reaching: Reaching | None = None
+    ) -> bool | None:
         """Depth-first over shuffle moves: True if a progress move becomes legal,
         False if none can, None if the search gave up at ``limit`` positions.
+
+        ``reaching`` (:meth:`_reaching`): positions known to reach a progress move, and the last
+        path found to one. Meeting a known position is True at once; before the walk, the last
+        path's moves are played again where they are legal (each a shuffle move of the position
+        it is played in, so where they lead is reachable), and progress there is True at once.
+        A search that finds progress adds every position of its path, and keeps the path.
+        Without it (the reference walk, position for position) nothing is tried or kept.
 
         A position is known exactly by 104 bytes: for a card in a loose place
         (a pile, a heap) the card beneath it or FLOOR; for a card in a fixed
@@ -493,19 +590,10 @@ class Game:
         hold one card during the search, so their markers pin their contents.
         """
         places = self._places
-        loose, fixed = self._search_places()
-        below = bytearray([254] * 104)
-        for i in loose:
-            for depth, card in enumerate(places[i]):
-                below[card] = places[i][depth - 1] if depth else 255  # 255: FLOOR
-        marker = {place: 200 + n for n, place in enumerate(fixed)}
-        for place, mark in marker.items():
-            for card in places[place]:
-                below[card] = mark
+        below, marks = self._search_key()
 
         # The loop below runs some ten times per position: relocating is written out inline
-        # (a function call per relocation was a third of the search), with the markers in a list.
-        marks = [marker.get(place, 0) for place in range(len(places))]
+        # (a function call per relocation was a third of the search).
 
         def relocate(src: int, dst: int) -> None:
             card = places[src].pop()
@@ -513,14 +601,26 @@ class Game:
             below[card] = marks[dst] or (pile[-1] if pile else 255)
             pile.append(card)
 
-        seen = {bytes(below)}
+        root = bytes(below)
+        # (a root with a progress move never comes here; if one did, the engine's shortcut, which
+        # holds only while shuffle moves are played, would not apply)
+        search_moves = Game._search_moves(self) if self._any_progress(legal) else self._search_moves()
+        known: set[bytes] = set()  # (without ``reaching`` an empty set: one cheap test per new position)
+        if reaching is not None:
+            known = reaching.keys
+            self._found = []
+            if root in reaching.lost:
+                self.searched = 1
+                return False
+            if root in known or self._replay(reaching, legal, search_moves, relocate, below):
+                self.searched = 1
+                return True
+        seen = {root}
         path: list[Move] = []
         stack: list[Iterator[Move]] = []  # the moves left to try of each position on the path
         trying = iter(legal)  # those of the current position
         result: bool | None = False
-        # (a root with a progress move never comes here; if one did, the engine's shortcut, which
-        # holds only while shuffle moves are played, would not apply)
-        search_moves = Game._search_moves(self) if self._any_progress(legal) else self._search_moves()
+        moves: Sequence[Move] | None = legal
         while True:
             for move in trying:  # (a for loop: far cheaper per move than next() on the stack's top)
                 src, dst = move
@@ -545,6 +645,9 @@ class Game:
                 src, dst = path.pop()
                 relocate(dst, src)
                 continue
+            if key in known:
+                result = True
+                break
             moves = search_moves()  # of the new position
             if moves is None:
                 result = True
@@ -554,8 +657,95 @@ class Game:
                 break
             stack.append(trying)
             trying = iter(moves)
+        if result is False and reaching is not None:
+            reaching.lost |= seen
+        if result and reaching is not None:  # every position on the path reaches the progress found
+            steps = self._steps(path, relocate, known, below)
+            if moves is None:  # (not when it met a known position: that one's path is not at hand)
+                reaching.path = self._found = steps
         while path:  # put every card back where it was
             src, dst = path.pop()
             relocate(dst, src)
         self.searched = len(seen)
         return result
+
+    def _search_key(self) -> tuple[bytearray, list[int]]:
+        """The search's key of this position (see :meth:`_progress_reachable`), and each place's
+        marker (0 for a loose place)."""
+        places = self._places
+        loose, fixed = self._search_places()
+        below = bytearray([254] * 104)
+        for i in loose:
+            for depth, card in enumerate(places[i]):
+                below[card] = places[i][depth - 1] if depth else 255  # 255: FLOOR
+        marker = {place: 200 + n for n, place in enumerate(fixed)}
+        for place, mark in marker.items():
+            for card in places[place]:
+                below[card] = mark
+        return below, [marker.get(place, 0) for place in range(len(places))]
+
+    def _replay(
+        self,
+        reaching: Reaching,
+        legal: Sequence[Move],
+        search_moves: Callable[[], Sequence[Move] | None],
+        relocate: Callable[[int, int], None],
+        below: bytearray,
+    ) -> bool:
+        """Play the last path found again from here, each step only where it is a legal move (so
+        every position met is reachable by shuffle moves): whether it comes to a progress move.
+        A step names cards, not places (:meth:`_steps`): the card, on top of whichever place now
+        holds it, onto the card it went onto, into any gap, or into a fixed place. Every card is
+        put back; on success the positions met are known, and the steps played are the path kept."""
+        places = self._places
+        loose, fixed = self._search_places()
+        shown = (*loose, *fixed)  # never the stock: its cards are not the player's to know
+        played: list[Move] = []
+        moves: Sequence[Move] | None = legal
+        for card, onto in reaching.path:
+            assert moves is not None
+            tops = {places[i][-1]: i for i in shown if places[i]}
+            src = tops.get(card)
+            if src is None:
+                continue
+            if onto >= _FIXED:
+                dst: int | None = onto - _FIXED
+            elif onto >= 0:
+                dst = tops.get(onto)
+            else:
+                dst = next((g for g in loose if not places[g] and (src, g) in moves), None)
+            if dst is None or (src, dst) not in moves:
+                continue
+            relocate(src, dst)
+            played.append((src, dst))
+            moves = search_moves()
+            if moves is None:
+                break
+        found = moves is None
+        if found:
+            reaching.path = self._found = self._steps(played, relocate, reaching.keys, below)
+        else:
+            while played:
+                src, dst = played.pop()
+                relocate(dst, src)
+        return found
+
+    def _steps(
+        self, path: list[Move], relocate: Callable[[int, int], None], known: set[bytes], below: bytearray
+    ) -> list[Move]:
+        """Take back ``path`` (the search's moves, from the root to a position with a progress move),
+        noting each position met as known, and give it as steps of cards (see :meth:`_replay`):
+        (card, the card it went onto), -1 for a gap, or _FIXED + the place for a fixed place."""
+        places = self._places
+        loose = set(self._search_places()[0])
+        steps: list[Move] = []
+        known.add(bytes(below))
+        while path:
+            src, dst = path.pop()
+            pile = places[dst]
+            onto = (pile[-2] if len(pile) > 1 else -1) if dst in loose else _FIXED + dst
+            steps.append((pile[-1], onto))
+            relocate(dst, src)
+            known.add(bytes(below))
+        steps.reverse()
+        return steps
