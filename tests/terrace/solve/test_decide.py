@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 import terrace
 from terrace.rules.game import Game
-from terrace.solve import solve
+from terrace.solve import Shaken, adapter_for, solve
 from terrace.solve.decide import LOST, UNDECIDED, WINNABLE, Table, decide
 from terrace.solve.family import FamilyAdapter
+from terrace.solve.search import search
 from tests.terrace.positions import family_game
 
 from .checker import winnable
@@ -184,3 +185,11 @@ def test_the_terrace_bound_is_asked_for_both_groups_when_the_base_is_chosen() ->
         assert adapter.dead(game, move), move
         adapter.undo(game, move, token)
     assert decide(game, nodes=100).verdict == LOST
+
+
+def test_the_win_finder_never_visits_a_position_the_bound_proves_dead() -> None:
+    # deal 5 of terrace: every base is cut, so the win-finder's searches see the deal alone
+    game = terrace.new_game("terrace", deal=5)
+    assert search(game, adapter_for(game, True), 1_000, discrepancies=0).nodes == 1
+    shaken = Shaken(adapter_for(game, True), random.Random(0), 0.5, 2)
+    assert search(game, shaken, 1_000, discrepancies=0).nodes == 1
