@@ -85,6 +85,7 @@ class FamilyAdapter:
         self.recycles = v.recycles
         self.home = game.score
         self._terrace_rows: tuple[int, list[tuple[int, int]]] | None = None  # dead()'s, per base
+        self._fits: tuple[int | None, dict[tuple[int, ...], bool]] = (None, {})  # dead()'s answers, per base
 
     # ----- moves played and taken back --------------------------------------------------
 
@@ -139,10 +140,19 @@ class FamilyAdapter:
             gone = p[move[1]][-1]
             groups = (RED[gone] ^ (((RANK[gone] - base) % 13) & 1),)
         n = len(terrace)
+        fits = self._fits
+        if fits[0] != base:
+            fits = self._fits = (base, {})
         for group in groups:
             tops = [len(f) - 1 for f in (p[i] for i in FOUNDATIONS) if f and RED[f[0]] == group]
             tops += [-1] * (4 - len(tops))
-            if not _chains_fit(table, n, group, tops):
+            tops.sort()  # best fit does not depend on the foundations' order
+            # the answer depends on the terrace's length and the tops alone: few of them recur often
+            known = (n, group, *tops)
+            fit = fits[1].get(known)
+            if fit is None:
+                fit = fits[1][known] = _chains_fit(table, n, group, tops)
+            if not fit:
                 return True
         return False
 
