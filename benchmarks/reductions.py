@@ -5,8 +5,9 @@ The positions: the greedy bot's lost terrace games on ``--deals``, each position
 last ``--tail`` moves (where hindsight must prove losses). Each is given to the complete
 search (:func:`terrace.solve.decide.prove`) with ``--nodes`` positions, with the reductions
 added one at a time: none (every legal move but alike targets, each position searched
-afresh), then safe moves home played alone, then the terrace bound, then one table of
-positions proven lost shared along each game, walked from its end back (as hindsight does).
+afresh), then safe moves home played alone, then the terrace bound (the terrace's cards split
+into rising runs, one per foundation), then one table of positions proven lost shared along
+each game, walked from its end back (as hindsight does).
 Reported per step: positions searched in all, positions decided (won or lost), CPU seconds.
 
     python benchmarks/reductions.py --deals 1-12 --json
@@ -36,7 +37,7 @@ from terrace.solve.search import UNKNOWN  # noqa: E402
 STEPS = (
     ("none (alike targets once, canonical keys)", dict(safe=False, bound=False), False),
     ("+ safe moves home played alone", dict(safe=True, bound=False), False),
-    ("+ terrace bound", dict(safe=True, bound=True), False),
+    ("+ terrace bound (runs per foundation, best fit)", dict(safe=True, bound=True), False),
     ("+ one table of positions proven lost per game", dict(safe=True, bound=True), True),
 )
 

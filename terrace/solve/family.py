@@ -84,7 +84,8 @@ class FamilyAdapter:
         self.any_gap = v.gap_fill == "any"
         self.recycles = v.recycles
         self.home = game.score
-        self._terrace_rows: tuple[int, list[tuple[int, int, int]]] | None = None  # dead()'s, per base
+        self._terrace_rows: tuple[int, list[tuple[int, int]]] | None = None  # dead()'s, per base
+        self._fits: tuple[int | None, dict[tuple[int, ...], bool]] = (None, {})  # dead()'s answers, per base
 
     # ----- moves played and taken back --------------------------------------------------
 
@@ -102,24 +103,26 @@ class FamilyAdapter:
             self.home -= 1
 
     def dead(self, game: Game, move: Move | None) -> bool:
-        """Whether the position ``move`` just reached (None: a search's first position, every
-        class checked) is lost for want of a terrace card's
-        foundation (the terrace bound; docs/ENGINE.md, "Solving", argues it).
+        """Whether the position ``move`` just reached (None: a search's first position) is lost
+        for want of foundations for the terrace's cards (the terrace bound; docs/ENGINE.md,
+        "Deciding", argues it).
 
         Where the terrace only goes home (``terrace``, ``queen-of-italy``), its cards go home
-        top first. With the base known, a card's *level* is its rank above the base, and
-        its *group* the colour of the base of the foundations it can go on; each group has
-        four foundations and each class (level, group) four cards (two suits of one colour,
-        two packs), one per foundation. So a terrace card X of class C going home as the
-        k-th card of C needs k foundations of its group past every lower level, hence k
-        cards of every lower class home; those below X in the terrace are not home yet. X
-        is at least the (h + m + 1)-th of C, h of C being home and m above it in the terrace.
-        Dead when some lower class has more than 3 - h - m cards below X. Asked only after a
-        card went home from elsewhere than the terrace: nothing else changes the terrace or
-        the foundations, and the terrace's top going home leaves h + m of every card below
-        it as it was (its class gains one home and loses one above), so such a position is
-        dead exactly when the one before it was. And only the class of the card gone home
-        changes: the check is of the terrace cards of that class."""
+        top first. With the base known, a card's *level* is its rank above the base and its
+        *group* the colour of the base of the foundations it can go on; each group has four
+        foundations, each taking one card of every level of its group, in level order. Even
+        with every card outside the terrace free to go home at any time, the terrace cards of
+        one group must be shared among the group's foundations so that each foundation gets
+        its terrace cards in the order they leave the terrace, levels rising, and above its
+        height: a split of the group's terrace cards (top first) into at most four rising runs,
+        each run starting above one foundation's top. :func:`_chains_fit` decides that split
+        exactly (best fit: each card on the foundation whose top is the highest below it).
+
+        Asked only after a card went home from elsewhere than the terrace (nothing else
+        changes the terrace or the foundations): the terrace's top going home takes the very
+        foundation best fit gives it (the one whose top is one below it), so the answer
+        stays. Only the group of the card gone home changes (both groups at the base's
+        choice, where the levels are first known)."""
         if self.terrace_packs or not self.bound or (move is not None and (move[1] < F1 or move[0] == T)):
             return False
         assert isinstance(game, FamilyGame)
@@ -127,32 +130,30 @@ class FamilyAdapter:
         terrace = game.places[T]
         if base is None or not terrace:
             return False
-        moved = -1  # every class (``move`` None: a search's first position)
-        if move is not None:
-            gone = game.places[move[1]][-1]
-            level = (RANK[gone] - base) % 13
-            moved = level * 2 + (RED[gone] ^ (level & 1))
         rows = self._terrace_rows
         if rows is None or rows[0] != base or len(rows[1]) < len(terrace):
             rows = self._terrace_rows = (base, _terrace_rows(terrace, base))
         table = rows[1]
         p = game.places
-        above = [0] * 26  # per class, its cards above the one looked at
-        for i in range(len(terrace) - 1, -1, -1):
-            level, group, worst = table[i]
-            cls = level * 2 + group
-            if moved >= 0 and cls != moved:
-                continue
-            m = above[cls]
-            above[cls] = m + 1
-            if worst:
-                home = 0  # the group's foundations past this level
-                for f in FOUNDATIONS:
-                    pile = p[f]
-                    if len(pile) > level and RED[pile[0]] == group:
-                        home += 1
-                if worst > 3 - home - m:
-                    return True
+        groups: tuple[int, ...] = (0, 1)
+        if move is not None and self.home > 1:  # not the base's choice: only the group gone home
+            gone = p[move[1]][-1]
+            groups = (RED[gone] ^ (((RANK[gone] - base) % 13) & 1),)
+        n = len(terrace)
+        fits = self._fits
+        if fits[0] != base:
+            fits = self._fits = (base, {})
+        for group in groups:
+            tops = [len(f) - 1 for f in (p[i] for i in FOUNDATIONS) if f and RED[f[0]] == group]
+            tops += [-1] * (4 - len(tops))
+            tops.sort()  # best fit does not depend on the foundations' order
+            # the answer depends on the terrace's length and the tops alone: few of them recur often
+            known = (n, group, *tops)
+            fit = fits[1].get(known)
+            if fit is None:
+                fit = fits[1][known] = _chains_fit(table, n, group, tops)
+            if not fit:
+                return True
         return False
 
     def won(self, game: Game) -> bool:
@@ -589,20 +590,33 @@ class FamilyAdapter:
         return needed == 0
 
 
-def _terrace_rows(terrace: list[int], base: int) -> list[tuple[int, int, int]]:
-    """Per terrace card (bottom first): its level, its group, and the most cards of one lower
-    class of its group below it in the terrace (:meth:`FamilyAdapter.dead`)."""
+def _terrace_rows(terrace: list[int], base: int) -> list[tuple[int, int]]:
+    """Per terrace card (bottom first): its level and its group (:meth:`FamilyAdapter.dead`)."""
     rows = []
-    for i, card in enumerate(terrace):
+    for card in terrace:
         level = (RANK[card] - base) % 13
-        group = RED[card] ^ (level & 1)
-        counts = [0] * 13
-        for c in terrace[:i]:
-            lv = (RANK[c] - base) % 13
-            if lv < level and RED[c] ^ (lv & 1) == group:
-                counts[lv] += 1
-        rows.append((level, group, max(counts)))
+        rows.append((level, RED[card] ^ (level & 1)))
     return rows
+
+
+def _chains_fit(rows: list[tuple[int, int]], n: int, group: int, tops: list[int]) -> bool:
+    """Whether the terrace's first ``n`` cards (``rows``, bottom first) of ``group`` can go home
+    top first onto foundations whose top levels are ``tops`` (-1: empty), other cards coming
+    home whenever needed: each card, top first, on the foundation whose top is the highest
+    below its level (changes ``tops``). Best fit is exact: it leaves the tops as low as any
+    other choice would, one by one in sorted order, and lower tops only take more."""
+    for i in range(n - 1, -1, -1):
+        level, g = rows[i]
+        if g != group:
+            continue
+        best = -1
+        for j, top in enumerate(tops):
+            if top < level and (best < 0 or top > tops[best]):
+                best = j
+        if best < 0:
+            return False
+        tops[best] = level
+    return True
 
 
 class Memo:

@@ -100,6 +100,7 @@ def search(
     # with more left is expanded again (with ``discrepancies=None`` never)
     seen = {adapter.key(g): limit}
     play, undo, key_of, moves_of, won = adapter.play, adapter.undo, adapter.key, adapter.moves, adapter.won
+    dead = getattr(adapter, "dead", None)  # a position proven lost without a search: never worth a visit
     # one frame per position on the line: its moves, the next to try, discrepancies left
     frames: list[list[Any]] = [[moves_of(g), 0, limit]]
     line: list[tuple[Move, object]] = []  # the moves played to reach the top frame, with their tokens
@@ -138,6 +139,9 @@ def search(
             undo(g, move, token)
             continue
         seen[key] = child_left
+        if dead is not None and dead(g, move):
+            undo(g, move, token)
+            continue
         visited += 1
         if visited >= nodes or (visited % check == 0 and clock() >= deadline):  # type: ignore[operator]
             verdict = UNKNOWN

@@ -56,6 +56,7 @@ class Shaken:
         self.chance = chance
         self.reach = reach
         self.play, self.undo, self.key, self.won = inner.play, inner.undo, inner.key, inner.won
+        self.dead = getattr(inner, "dead", None)
 
     def moves(self, game: Game) -> list[Move]:
         moves = self.inner.moves(game)

@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 
 import terrace
 from terrace.rules.game import Game
-from terrace.solve import solve
+from terrace.solve import Shaken, adapter_for, solve
 from terrace.solve.decide import LOST, UNDECIDED, WINNABLE, Table, decide
 from terrace.solve.family import FamilyAdapter
+from terrace.solve.search import search
 from tests.terrace.positions import family_game
 
 from .checker import winnable
-from .test_solver import endgame
+from .test_solver import endgame, full_foundations
 
 NODES = 60_000
 # deals the solver wins quickly, per variant: their winning lines lead to small positions
@@ -153,3 +154,42 @@ def test_the_terrace_bound_cuts_a_position_whose_terrace_card_can_never_go_home(
         "signora", base="A", foundations={1: ["Ac"]}, terrace_cards=[*below, "3c"], waste=["As"]
     )
     assert not FamilyAdapter(late).dead(late, None)
+
+
+def test_the_terrace_bound_sees_runs_across_levels_that_no_count_of_one_level_shows() -> None:
+    # base K, red group: F2 wants Th (level 10), F4 wants 9c (level 9), F6 and F8 are complete.
+    # The terrace gives Jc (level 11), then Th, then 9c, each needing the foundation under the
+    # next: Jc takes F2 (after Th from pile 4), Th then needs F4 past 9c, which lies beneath it.
+    # One card of each level, so no count of one level below a card shows it
+    found = full_foundations(False)
+    del found[2][-3:]  # F2: Kh .. 9c
+    del found[4][-4:]  # F4: Kh .. 8h
+    loose = {1: ["Qh"], 2: ["Qh"], 3: ["Jc"], 4: ["Th"]}
+    dead = family_game("terrace", foundations=found, terrace_cards=["9c", "Th", "Jc"], piles=loose)
+    assert FamilyAdapter(dead).dead(dead, None)
+    assert winnable(dead) is False and decide(dead, nodes=10).verdict == LOST
+    # 9c above Th: F4 takes 9c, then Th, and the runs fit
+    alive = family_game("terrace", foundations=found, terrace_cards=["Th", "9c", "Jc"], piles=loose)
+    assert not FamilyAdapter(alive).dead(alive, None)
+    assert winnable(alive) is True and decide(alive, nodes=10_000).verdict == WINNABLE
+
+
+def test_the_terrace_bound_is_asked_for_both_groups_when_the_base_is_chosen() -> None:
+    # deal 5 of terrace: every base leaves a group's terrace cards more runs than foundations
+    game = terrace.new_game("terrace", deal=5)
+    adapter = FamilyAdapter(game)
+    moves = adapter.moves(game)
+    assert len(moves) == 4
+    for move in moves:
+        token = adapter.play(game, move)
+        assert adapter.dead(game, move), move
+        adapter.undo(game, move, token)
+    assert decide(game, nodes=100).verdict == LOST
+
+
+def test_the_win_finder_never_visits_a_position_the_bound_proves_dead() -> None:
+    # deal 5 of terrace: every base is cut, so the win-finder's searches see the deal alone
+    game = terrace.new_game("terrace", deal=5)
+    assert search(game, adapter_for(game, True), 1_000, discrepancies=0).nodes == 1
+    shaken = Shaken(adapter_for(game, True), random.Random(0), 0.5, 2)
+    assert search(game, shaken, 1_000, discrepancies=0).nodes == 1
