@@ -25,6 +25,10 @@ after each). The stages:
 What is not here (the event loop, websockets' framing and sockets, the connection's
 reader and worker, the dispatcher and the handler, the driver's lock) is the whole
 move's count less these.
+
+Kept as one module (about 420 lines): the scripted races, the stages that replay them and
+the callgrind driver that counts each stage must agree move for move, and the stages also
+run against older checkouts (``--root``), whose APIs differ.
 """
 
 from __future__ import annotations

@@ -11,9 +11,11 @@ import pytest
 
 import terrace
 import terrace.rules.game
+import terrace.rules.lost
 from terrace import Game
 from terrace.rules import family
-from terrace.rules.game import SEARCH_LIMIT, Reaching
+from terrace.rules.game import SEARCH_LIMIT
+from terrace.rules.lost import Reaching
 from tests.terrace.positions import SLOW_MOVE, family_game, slow_search_position
 
 
@@ -167,7 +169,7 @@ def test_the_longest_known_search_is_unchanged_with_the_shortcuts() -> None:
 
 
 def test_what_is_known_is_forgotten_past_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(terrace.rules.game, "REACHING_SIZE", 1)
+    monkeypatch.setattr(terrace.rules.lost, "REACHING_SIZE", 1)
     g = family_game("terrace", foundations={1: ["Kc"]}, piles={1: ["Ah", "4d"], 2: ["7s", "5c"], 3: ["6h"]})
     assert g.status == "playing" and len(g._reach) == 1
     h = family_game("terrace", foundations={1: ["Kc"], 2: ["Qd"]}, piles={1: ["9s", "8h"], 2: ["9c"]})
@@ -177,7 +179,7 @@ def test_what_is_known_is_forgotten_past_its_size(monkeypatch: pytest.MonkeyPatc
 
 
 def test_contexts_are_forgotten_past_their_number(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(terrace.rules.game, "REACHING_CONTEXTS", 2)
+    monkeypatch.setattr(terrace.rules.lost, "REACHING_CONTEXTS", 2)
     piles = {1: ["9s", "8h"], 2: ["9c"]}
     games = [
         family_game("terrace", foundations={1: ["Kc"], 2: [top]}, piles=piles) for top in ("Qd", "Qh", "Jc")
