@@ -19,7 +19,7 @@ all forward together:
 
 The width starts at 12 and grows fourfold (:data:`WIDTHS`); a wider beam is begun only
 when the budget left can see it through, so an easy deal is won at once and a hard one
-gets a wider look. A beam is cut off before its end wins nothing, so from level to level
+gets a wider look. A beam cut off before its end wins nothing, so from level to level
 it is narrowed (never below :data:`MIN_WIDTH`) to what the positions and seconds left can
 carry through the stock's turns left, at the cost per beam position measured so far. Every position a walk reaches counts as a node, so the answer is
 deterministic for a node budget. The evaluation (:func:`evaluate`) favours cards home,
