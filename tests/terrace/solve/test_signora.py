@@ -3,6 +3,8 @@ the engine; a spent budget says "unknown"; the answer is the same for the same n
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import terrace
@@ -106,6 +108,33 @@ def test_a_narrowed_beam_gives_the_same_answer_for_the_same_node_budget() -> Non
     g = signora_deal(NARROWED_DEALS[0])
     a, b = find_signora_win(g, 12_000, None), find_signora_win(g, 12_000, None)
     assert (a.verdict, a.moves, a.nodes) == (b.verdict, b.moves, b.nodes)
+
+
+def test_a_time_budget_narrows_the_beam_as_a_node_budget_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a clock that moves one "second" per position the walks count: 12,000 such seconds (and
+    # no node bound) are 12,000 positions, which the narrowed beam fits in and wins
+    ticks = [0.0]
+    walk = signora._walk
+
+    def timed_walk(*args: Any) -> Any:
+        *rest, count = args
+
+        def counted() -> None:
+            ticks[0] += 1.0
+            count()
+
+        return walk(*rest, counted)
+
+    monkeypatch.setattr(signora, "_walk", timed_walk)
+    for deal in NARROWED_DEALS:
+        ticks[0] = 0.0
+        g = signora_deal(deal)
+        s = find_signora_win(g, 10**9, 12_000.0, lambda: ticks[0])
+        assert s.verdict == WON and check_line(g, s.moves), deal
+    monkeypatch.setattr(signora, "MIN_WIDTH", 10**9)
+    ticks[0] = 0.0
+    s = find_signora_win(signora_deal(NARROWED_DEALS[0]), 10**9, 12_000.0, lambda: ticks[0])
+    assert s.verdict == UNKNOWN
 
 
 def test_the_rehearsal_counts_cards_home_and_cards_with_no_place() -> None:
