@@ -19,7 +19,9 @@ all forward together:
 
 The width starts at 12 and grows fourfold (:data:`WIDTHS`); a wider beam is begun only
 when the budget left can see it through, so an easy deal is won at once and a hard one
-gets a wider look. Every position a walk reaches counts as a node, so the answer is
+gets a wider look. A beam cut off before its end wins nothing, so from level to level
+it is narrowed (never below :data:`MIN_WIDTH`) to what the positions and seconds left can
+carry through the stock's turns left, at the cost per beam position measured so far. Every position a walk reaches counts as a node, so the answer is
 deterministic for a node budget. The evaluation (:func:`evaluate`) favours cards home,
 gaps, the next card wanted by each foundation lying near the top of its pile, and a short
 waste (every waste card must find a place on the second pass); and it rehearses the cards
@@ -46,6 +48,8 @@ LOCAL = 12  # positions one beam position's walk may reach before the next card
 ENDS = 4  # end positions (stock and waste empty) finished by the depth-first search, per level
 END_NODES = 2_000  # that search's budget per end position
 _CLOCK_EVERY = 256
+MIN_WIDTH = 2  # a beam is never narrowed below this
+SPARE = 0.8  # the share of the budget left per level a narrowed beam may plan to spend
 
 _UP = tuple(RANK[c] % 13 + 1 for c in range(104))
 _DOWN = tuple(RANK[c] - 1 or 13 for c in range(104))
@@ -254,8 +258,22 @@ def _beam(
             adapter.undo(g, move, token)
     else:
         beam = [(g.snapshot(), None, adapter.home)]
+    cost_per_position = 0.0  # nodes one beam position's walk costs, on average (measured)
+    seconds_per_position = 0.0
     try:
         while beam:
+            # The beam is narrowed to what the budget left can carry through the levels left
+            # (one a card still to be dealt): a beam cut off before its end wins nothing.
+            if len(beam) > 1 and counter[0] > 0 and cost_per_position > 0:
+                g.restore(beam[0][0])
+                levels = _levels_left(g)
+                allowance = (nodes - counter[0]) / (levels * cost_per_position)
+                if deadline is not None and seconds_per_position > 0:
+                    allowance = min(allowance, (deadline - clock()) / (levels * seconds_per_position))
+                keep = max(MIN_WIDTH, int(allowance * SPARE))
+                if keep < len(beam):
+                    beam = beam[:keep]
+            level_nodes, level_start = counter[0], clock()
             candidates: dict[bytes, tuple[float, object, Line, int]] = {}
             ends: list[tuple[float, object, Line, int]] = []
             seen: set[bytes] = set()
@@ -277,6 +295,14 @@ def _beam(
                 if answer.verdict == WON:
                     return _unchain(line) + [_named(g, m) for m in answer.moves], counter[0]
             ranked = sorted(candidates.values(), key=lambda c: -c[0])[:width]
+            # the cost of one beam position's level, smoothed: the next beam is sized by it
+            level_cost = (counter[0] - level_nodes) / len(beam)
+            level_seconds = (clock() - level_start) / len(beam)
+            if cost_per_position:
+                cost_per_position = (cost_per_position * 3 + level_cost) / 4
+                seconds_per_position = (seconds_per_position * 3 + level_seconds) / 4
+            else:
+                cost_per_position, seconds_per_position = level_cost, level_seconds
             beam = [(snapshot, line, home) for _, snapshot, line, home in ranked]
     except _Budget:
         pass
@@ -337,6 +363,15 @@ def _walk(
         chains.append((move, chain))
         frames.append([adapter.moves(g), 0])
     return None
+
+
+def _levels_left(g: FamilyGame) -> int:
+    """The stock's turns still to come from ``g``, at most: the first pass's cards, then every
+    card of stock and waste again (fewer in truth: some waste cards find a place first)."""
+    p = g.places
+    if g.recycles_left:
+        return 2 * len(p[S]) + len(p[W]) + 1
+    return len(p[S]) + 1
 
 
 def _unchain(line: Line) -> list[Move]:

@@ -115,8 +115,9 @@ def test_a_signora_draw_passes_seeds_it_cannot_prove_and_keeps_the_first_it_wins
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # fixed seeds, so the draw is the same every time: the first is not won within
-    # NODES_PER_SEED positions, the second is (measured: 34,563 positions with the signora beam)
-    seeds = [hashlib.sha256(b"signora-test:%d" % i).digest() for i in (0, 5)]
+    # SIGNORA_NODES_PER_SEED positions, the second is (measured: 14,797 positions with the
+    # signora beam narrowed to the budget)
+    seeds = [hashlib.sha256(b"signora-test:%d" % i).digest() for i in (0, 9)]
     given = iter(seeds)
     monkeypatch.setattr(secrets, "token_bytes", lambda n: next(given))  # what the draw calls
     drawn = winnable.draw("signora", terrace.RULES_VERSION, 120.0)

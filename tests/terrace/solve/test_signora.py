@@ -3,6 +3,8 @@ the engine; a spent budget says "unknown"; the answer is the same for the same n
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import terrace
@@ -11,8 +13,8 @@ from terrace.solve import UNKNOWN, WON, check_line, signora, solve
 from terrace.solve.signora import _rehearse, evaluate, find_signora_win
 from tests.terrace.positions import family_game, run
 
-# Deals the beam of the first width wins (measured: 17,000 and 20,000 positions).
-WON_DEALS = (40, 27)
+# Deals the beam of the first width wins (measured: 19,064 and 20,156 positions).
+WON_DEALS = (6, 13)
 
 
 def signora_deal(deal: int) -> FamilyGame:
@@ -41,12 +43,12 @@ def test_solve_takes_the_beam_for_signora() -> None:
     assert s.verdict == WON and check_line(g, s.moves)
 
 
-def test_a_budget_left_smaller_than_the_beams_spent_is_not_spent_on_the_other_stages() -> None:
-    # deal 1 is not won by the first beam (measured: about 22,000 positions), and the second
-    # (four times as wide) does not fit in 40,000: the rest is kept (a draw moves on sooner)
+def test_solve_keeps_to_its_node_budget_on_a_deal_the_beam_does_not_win() -> None:
+    # every round of the decider narrows its beam to the round's share: all of it is used,
+    # none beyond
     s = solve(signora_deal(1), nodes=40_000)
     assert s.verdict == UNKNOWN
-    assert s.nodes < 30_000
+    assert s.nodes <= 40_000
 
 
 def test_the_same_node_budget_gives_the_same_answer() -> None:
@@ -79,6 +81,60 @@ def test_a_wider_beam_the_budget_cannot_finish_is_not_begun(monkeypatch: pytest.
     # with the budget for it, it is
     both = find_signora_win(g, 3 * alone.nodes, None)
     assert both.nodes > alone.nodes
+
+
+# Deals a beam narrowed to 12,000 positions wins, where the 12-wide beam carried on unnarrowed
+# runs out of positions first (measured: 8,054 and 9,530 positions used).
+NARROWED_DEALS = (27, 40)
+
+
+def test_a_small_budget_narrows_the_beam_so_it_finishes_and_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    for deal in NARROWED_DEALS:
+        g = signora_deal(deal)
+        s = find_signora_win(g, 12_000, None)
+        assert s.verdict == WON, deal
+        assert s.nodes <= 12_000 and check_line(g, s.moves)
+        replay = signora_deal(deal)
+        for move in s.moves:
+            replay.play(move)
+        assert replay.status == "won"
+    # never narrowed, the same budget is spent before the beam's end
+    monkeypatch.setattr(signora, "MIN_WIDTH", 10**9)
+    for deal in NARROWED_DEALS:
+        assert find_signora_win(signora_deal(deal), 12_000, None).verdict == UNKNOWN
+
+
+def test_a_narrowed_beam_gives_the_same_answer_for_the_same_node_budget() -> None:
+    g = signora_deal(NARROWED_DEALS[0])
+    a, b = find_signora_win(g, 12_000, None), find_signora_win(g, 12_000, None)
+    assert (a.verdict, a.moves, a.nodes) == (b.verdict, b.moves, b.nodes)
+
+
+def test_a_time_budget_narrows_the_beam_as_a_node_budget_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a clock that moves one "second" per position the walks count: 12,000 such seconds (and
+    # no node bound) are 12,000 positions, which the narrowed beam fits in and wins
+    ticks = [0.0]
+    walk = signora._walk
+
+    def timed_walk(*args: Any) -> Any:
+        *rest, count = args
+
+        def counted() -> None:
+            ticks[0] += 1.0
+            count()
+
+        return walk(*rest, counted)
+
+    monkeypatch.setattr(signora, "_walk", timed_walk)
+    for deal in NARROWED_DEALS:
+        ticks[0] = 0.0
+        g = signora_deal(deal)
+        s = find_signora_win(g, 10**9, 12_000.0, lambda: ticks[0])
+        assert s.verdict == WON and check_line(g, s.moves), deal
+    monkeypatch.setattr(signora, "MIN_WIDTH", 10**9)
+    ticks[0] = 0.0
+    s = find_signora_win(signora_deal(NARROWED_DEALS[0]), 10**9, 12_000.0, lambda: ticks[0])
+    assert s.verdict == UNKNOWN
 
 
 def test_the_rehearsal_counts_cards_home_and_cards_with_no_place() -> None:
