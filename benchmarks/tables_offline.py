@@ -100,8 +100,9 @@ def bots(results: Results) -> list[str]:
     return lines + sources(results, BOT_FILES)
 
 
-def solver(results: Results) -> list[str]:
-    out = results["solver"]["output"]
+def solver(results: Results, name: str = "solver") -> list[str]:
+    """The solver's figures of one results file: ``solver`` (every variant) or ``solver-signora``."""
+    out = results[name]["output"]
     lines = head(
         "variant", "deals", "proven winnable", "proven lost", "undecided", "median s per decided deal",
         "positions/s (CPU)", right=(1, 2, 3, 4, 5, 6),
@@ -111,22 +112,12 @@ def solver(results: Results) -> list[str]:
             row(v, r["deals"], pct(r["won"]), pct(r["lost"]), pct(r["unknown"]),
                 n2(r["median_decided_seconds"]), n0(r["nodes_per_second"]))
         )  # fmt: skip
-    return lines + sources(results, ["solver"])
+    return lines + sources(results, [name])
 
 
 def solver_signora(results: Results) -> list[str]:
     """The solver's signora figures with the signora beam (its own results file)."""
-    out = results["solver-signora"]["output"]
-    lines = head(
-        "variant", "deals", "proven winnable", "proven lost", "undecided", "median s per decided deal",
-        "positions/s (CPU)", right=(1, 2, 3, 4, 5, 6),
-    )  # fmt: skip
-    for v, r in out["variants"].items():
-        lines.append(
-            row(v, r["deals"], pct(r["won"]), pct(r["lost"]), pct(r["unknown"]),
-                n2(r["median_decided_seconds"]), n0(r["nodes_per_second"]))
-        )  # fmt: skip
-    return lines + sources(results, ["solver-signora"])
+    return solver(results, "solver-signora")
 
 
 def reductions(results: Results) -> list[str]:
