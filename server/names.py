@@ -20,6 +20,7 @@ accounts under the new ones once (``Store.index_names``).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 
 import icu
@@ -73,3 +74,20 @@ def reserved(name: str) -> bool:
     """Whether ``name`` is one of the operator's house names (``house-greedy-1``, ``House_bot``,
     ``h0use``...): any name whose folded form begins with ``house``."""
     return any(_folded(name, form).startswith(HOUSE) for form in (_lower_skeleton, _skeleton_lower))
+
+
+@functools.cache
+def _guest_pattern() -> re.Pattern[str]:
+    """What the server names a guest who gives no name (``guest-`` and six hex digits), folded as
+    names are: a hex digit by its look-alike too (``1`` folds into ``l``, ``0`` into ``o``)."""
+    hex_looks = {
+        ch for c in "0123456789abcdef" for form in (_lower_skeleton, _skeleton_lower) for ch in form(c)
+    }
+    return re.compile("guest[" + re.escape("".join(sorted(hex_looks))) + "]*")
+
+
+def guest_like(name: str) -> bool:
+    """Whether ``name`` reads as a name the server gives a nameless guest (``guest-3fa9c1``,
+    ``Guest_ABC``, ``guest``): an account so named would pass for a passing guest."""
+    pattern = _guest_pattern()
+    return any(pattern.fullmatch(_folded(name, form)) for form in (_lower_skeleton, _skeleton_lower))

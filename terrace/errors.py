@@ -110,6 +110,7 @@ ERRORS: dict[str, str] = {
     "name_taken": "The name {name!r} is taken: choose another (a guest's name stays held while a race of theirs goes on).",
     "bad_token": "That token belongs to no account.",
     "name_reserved": "Names beginning with 'house' ({name!r} is one) are kept for this server's own house bots; choose another name.",
+    "guest_name": "{name!r} reads like the name the server gives a guest who races without one; an account needs another name.",
     "bad_house_key": "That is not this server's house key; a house name needs the key the server was given.",
     "bad_session": "That session is unknown or has expired; say hello again without it.",
     # races

@@ -86,6 +86,8 @@ class Accounts:
         """A new account; returns its token (never stored) and its player."""
         check_name(name)
         self.check_house(name, house_key)
+        if names.guest_like(name):
+            raise ProtocolError("guest_name", name=name)
         held = self._hold(name)  # no guest hello may take the name while the store is asked
         try:
             token = secrets.token_hex(24)  # hex: never a leading "-" that a command line reads as a flag

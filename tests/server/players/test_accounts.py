@@ -436,6 +436,33 @@ async def test_names_that_only_contain_or_resemble_house_are_anyones(connect: Co
     assert (await (await connect()).request("register", name=name))["type"] == "registered"
 
 
+@pytest.mark.parametrize(
+    "name", ["guest-3fa9c1", "guest-abc123", "Guest_ABC", "GUEST", "guest-100001", "gueSt_9"]
+)
+async def test_an_account_may_not_take_a_name_that_reads_like_a_nameless_guests(
+    server: RaceServer, connect: Connect, name: str
+) -> None:
+    c = await connect()
+    refused = await c.request("register", name=name)
+    assert (refused["type"], refused["code"], refused["name"]) == ("error", "guest_name", name)
+    assert await server.store.account_by_name(name) is None  # nothing changed
+    # a guest may still come back under such a name (the pages re-say hello with the name they were given)
+    assert (await c.request("hello", name=name))["type"] == "welcome"
+
+
+@pytest.mark.parametrize("name", ["guestbook", "guesthouse", "guests", "guest-xyz", "gu3st-abc"])
+async def test_names_that_only_begin_with_guest_are_anyones(connect: Connect, name: str) -> None:
+    assert (await (await connect()).request("register", name=name))["type"] == "registered"
+
+
+async def test_a_nameless_guests_own_name_reads_like_a_guests(connect: Connect) -> None:
+    from server import names
+
+    welcome = await (await connect()).request("hello")
+    assert welcome["player"]["name"].startswith("guest-")
+    assert names.guest_like(welcome["player"]["name"])
+
+
 async def test_the_server_makes_its_house_key_file_once_and_a_given_key_wins(
     make_server: MakeServer, tmp_path: Path
 ) -> None:
