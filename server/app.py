@@ -52,7 +52,7 @@ from server.transport import http
 from server.transport.connection import Connection
 from server.transport.endpoint import WRITE_LIMIT, serve_connection
 from server.transport.guard import Guard, guarded
-from server.workers import pool
+from server.workers import pool, stop_pool
 from terrace.wire import house
 from terrace.wire.messages import Request as WireRequest
 from terrace.wire.protocol import REQUESTS, SUBPROTOCOLS
@@ -218,9 +218,10 @@ class RaceServer:
         self.metrics.unwatch_gc()
         await self.archive.drain()
         await self.daily.drain()
+        await self.analyses.stop()
         if self.cluster is not None:  # its races go to other nodes at once
             await self.cluster.stop(release=True)
-        await asyncio.to_thread(self.executor.shutdown, wait=True, cancel_futures=True)
+        await asyncio.to_thread(stop_pool, self.executor)
         await self.store.close()
 
     async def __aenter__(self) -> RaceServer:

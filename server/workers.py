@@ -94,6 +94,27 @@ def pool(workers: int) -> ProcessPoolExecutor:
     )
 
 
+STOP_GRACE = 1.0  # seconds a busy worker may take to finish its work when the server stops
+
+
+def stop_pool(executor: ProcessPoolExecutor, grace: float = STOP_GRACE) -> None:
+    """Stop ``executor`` without waiting out long work: what waits is cancelled, what runs gets
+    ``grace`` seconds, then its workers are ended. A long lost search or a race's analysis can
+    run for tens of seconds, and Ctrl-C should not wait for it: the search is made again when
+    the race is taken up again, the analysis when it is next asked for."""
+    # (the pool's own list of its processes: Python 3.14 has terminate_workers() for this)
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + grace
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join()
+
+
 def child(argv: Sequence[str], **popen: object) -> subprocess.Popen[bytes]:
     """``argv`` started as a child that gets SIGTERM when this process dies."""
     return subprocess.Popen(  # type: ignore[call-overload, no-any-return]

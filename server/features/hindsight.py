@@ -117,6 +117,14 @@ class Analyses:
             answer["players"] = cast(list[GameHindsight], [done[str(r["player"]["id"])] for r in rows])
         return answer
 
+    async def stop(self) -> None:
+        """Cancel the analyses under way, before the server's workers stop (one left to run would
+        ask a stopped pool for its next game, and fail); each is made again when next asked."""
+        running = list(self._running.values())
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
     def _finished(self, race_id: str, address: str) -> None:
         self._running.pop(race_id, None)
         self._done.pop(race_id, None)

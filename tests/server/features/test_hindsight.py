@@ -8,7 +8,10 @@ same Redis answers it at once); a live race is refused with ``not_finished``, an
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+import pytest
 
 import terrace
 from server.app import RaceServer
@@ -125,6 +128,23 @@ async def test_asking_twice_while_it_is_made_starts_one_analysis(
     assert running <= 1  # made once, whoever asks
     assert all(x["type"] in ("analysing", "analysis") for x in answers)
     await analysed(a, race)
+
+
+async def test_a_server_stopped_while_it_analyses_stops_cleanly_and_logs_no_failure(
+    make_server: MakeServer, connect: Connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    srv: RaceServer = await make_server(analysis_nodes=2_000_000, analysis_probes=64)  # slow on purpose
+    a = await connect(MSGPACK, name="Ann", srv=srv)
+    b = await connect(MSGPACK, name="Ben", srv=srv)
+    race = await race_to_the_end(a, b)
+    assert (await a.request("analysis", race=race))["type"] == "analysing"
+    running = list(srv.analyses._running.values())
+    assert running  # under way when the server is told to stop
+    with caplog.at_level(logging.INFO, logger="terrace.server"):
+        await srv.stop()
+    assert all(task.done() for task in running)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert await srv.store.analysis(race) is None  # nothing half made was kept
 
 
 async def test_an_analysis_kept_in_redis_is_answered_by_another_node_at_once(
