@@ -115,6 +115,34 @@ redis.call('XADD', KEYS[1], '*', 'e', ARGV[2])
 return false
 """
 
+# LOG_APPEND_INDEXED for a batch of appends in one call, for one Redis: KEYS[1] the index of live
+# races, then each append's log and lease; ARGV each append's node, packed entry and race id, in
+# the same order. Each append is refused, made or failed on its own, as its own call of
+# LOG_APPEND_INDEXED would be (redis.pcall: a command's error is that append's answer, and the
+# appends after it go on). Returns one value per append, in order: '' when appended, the lease's
+# holder when refused, or the error.
+LOG_APPEND_MANY = """
+local function failed(r) return type(r) == 'table' and r.err ~= nil end
+local out = {}
+for i = 1, #ARGV / 3 do
+  local owner, entry, race = ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i]
+  local result = redis.pcall('SADD', KEYS[1], race)
+  if not failed(result) then
+    result = redis.pcall('GET', KEYS[2 * i + 1])
+    if not failed(result) then
+      if owner ~= '' and result and result ~= owner then
+        result = result
+      else
+        result = redis.pcall('XADD', KEYS[2 * i], '*', 'e', entry)
+        if not failed(result) then result = '' end
+      end
+    end
+  end
+  out[i] = result
+end
+return out
+"""
+
 # Matchmaking. KEYS: the queue's people (zset: player id -> ms queued, Redis's clock, so the
 # nodes' clocks never matter), its house players (the same), the players' data (hash), the
 # names of queues with someone waiting (set). Every key of every queue shares the {mm} slot.

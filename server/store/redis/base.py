@@ -39,7 +39,7 @@ from server.store.acked import AckedWrites, EvalScript, Script
 from server.store.base import (
     StoreDown,
 )
-from server.store.batched import BatchedScript
+from server.store.batched import BatchedAppends
 from server.store.codec import pack
 from server.store.scripts import (
     ADD_ACCOUNT,
@@ -139,7 +139,7 @@ class RedisBase:
         # appends of every player that come while one is on its way
         self._log_append_indexed = None if cluster else self._script(LOG_APPEND_INDEXED, cluster)
         self._log_append_batched = (
-            None if cluster or self._acked is not None else BatchedScript(self._r, LOG_APPEND_INDEXED)  # type: ignore[arg-type]
+            None if cluster or self._acked is not None else BatchedAppends(self._r, self._k("live"))  # type: ignore[arg-type]
         )
         self._queue_put = self._script(QUEUE_PUT, cluster)
         self._queue_take = self._script(QUEUE_TAKE, cluster)

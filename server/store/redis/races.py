@@ -48,7 +48,7 @@ class RedisRaces(RedisBase):
                 if self._acked is not None:
                     holder = await self._acked.run(self._log_append_indexed, keys, args)
                 elif self._log_append_batched is not None:
-                    holder = await self._log_append_batched(keys, args)
+                    holder = await self._log_append_batched(keys[0], keys[1], args[0], args[1], race_id)
                 else:
                     holder = await self._log_append_indexed(keys=keys, args=args)
             if holder:

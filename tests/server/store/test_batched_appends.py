@@ -9,9 +9,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
+import redis.exceptions
 
 from server.store import NotOwner
-from server.store.batched import BatchedScript
+from server.store.batched import BatchedAppends
 from server.store.redis import RedisStore
 from tests.server.redis_server import redis_server, redis_url
 
@@ -25,7 +26,7 @@ async def store(redis_url: str) -> AsyncIterator[RedisStore]:
     await s.close()
 
 
-def batcher(store: RedisStore) -> BatchedScript:
+def batcher(store: RedisStore) -> BatchedAppends:
     b = store._log_append_batched
     assert b is not None  # one Redis, no replica acks: appends are batched
     return b
@@ -74,3 +75,31 @@ async def test_appends_go_on_after_redis_forgets_its_scripts(store: RedisStore, 
         await client.aclose()
     await asyncio.gather(*(store.log_append("r-1", {"seq": seq}) for seq in (2, 3)))
     assert [e["seq"] for e in await store.log_read("r-1")] == [1, 2, 3]
+
+
+async def test_one_append_that_redis_fails_fails_only_its_own_caller(
+    store: RedisStore, redis_url: str
+) -> None:
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        await client.set(store._race("r-broken", "log"), "not a stream")  # XADD there: WRONGTYPE
+    finally:
+        await client.aclose()
+    results = await asyncio.gather(
+        store.log_append("r-0", {"seq": 1}),
+        store.log_append("r-broken", {"seq": 1}),
+        *(store.log_append(f"r-{i}", {"seq": 1}) for i in range(1, 4)),
+        return_exceptions=True,
+    )
+    assert isinstance(results[1], redis.exceptions.ResponseError) and "WRONGTYPE" in str(results[1])
+    assert [results[0], *results[2:]] == [None] * 4
+    for i in range(4):  # the appends batched with it, before and after it, all landed
+        assert await store.log_read(f"r-{i}") == [{"seq": 1}]
+
+
+async def test_a_batch_of_appends_is_one_script_call(store: RedisStore) -> None:
+    await store.log_append("r-first", {"seq": 0})  # goes at once, alone
+    before = batcher(store).round_trips
+    await asyncio.gather(*(store.log_append(f"r-{i}", {"seq": 1}) for i in range(30)))
+    assert batcher(store).round_trips - before <= 2  # the first at once, the other 29 together
+    assert all([await store.log_read(f"r-{i}") == [{"seq": 1}] for i in range(30)])
