@@ -19,6 +19,7 @@ from rich.text import Text
 from terrace import VARIANTS
 
 from .render import View, board, player_name, plural, race_time, standings
+from .suggest import program
 
 
 def rated_note(results: Sequence[Mapping[str, Any]], unrated: str | None = None) -> str | None:
@@ -185,12 +186,13 @@ def end_screen(
     head = _your_result(mine, len(results)) if mine else Text(f"Race {race} is over.", style="bold")
     # each command on a line of its own: joined by " · " they broke mid-command at 80 columns
     nxt = Text("Next:", style="bold")
+    terrace = program()  # as this run was started when a bare `terrace` is not on the PATH
     if again is None:
-        again = f"terrace play --queue {variant}"
+        again = f"{terrace} play --queue {variant}"
     if again:
         nxt.append(f"\n  race again: {again}", style="cyan")
-    nxt.append(f"\n  step through it: terrace replay {race}{server}", style="cyan")
-    nxt.append(f"\n  check it: terrace verify {race}{server}", style="cyan")
+    nxt.append(f"\n  step through it: {terrace} replay {race}{server}", style="cyan")
+    nxt.append(f"\n  check it: {terrace} verify {race}{server}", style="cyan")
     rule = RANKING_RULE if has_terrace(variant) else RANKING_RULE_LOUIS
     parts: list[RenderableType] = [
         head,

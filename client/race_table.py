@@ -219,7 +219,7 @@ class RaceTable:
         finish = answer.get("finish")
         if finish:
             self.my_finish = {
-                "goal": "goal reached!",
+                "goal": "goal reached",
                 "stuck": "stuck (no card can go home any more: the game is lost)",
             }.get(finish, finish)
         self.on_change()

@@ -131,7 +131,7 @@ def _family(view: View, compact: bool = False) -> RenderableType:
     terrace: list[str] = list(view.get("terrace", []))
     parts: list[str | Text] = [
         f"base {'10' if base == 'T' else base}" if base else "base ?",
-        f"score {view.get('score', 0)}",
+        f"{view.get('score', 0)} home",  # cards on the foundations, as the pages say it
         f"terrace {view.get('terrace_left', len(terrace))} left",
         plural(int(view.get("moves", 0)), "move"),
     ]
@@ -211,7 +211,7 @@ def _louis(view: View) -> RenderableType:
     deals = deal + int(view.get("deals_left", 0))
     parts: list[str | Text] = [
         f"deal {deal} of {deals}",
-        f"score {view.get('score', 0)}",
+        f"{view.get('score', 0)} home",
         plural(int(view.get("moves", 0)), "move"),
         "dealing" if view.get("phase") == "deal" else "play",
     ]
@@ -326,7 +326,7 @@ def standings(
     )
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("player", no_wrap=True, max_width=30)  # a 24-character name and " bot"
-    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("home", justify="right", no_wrap=True)  # cards home: the pages' word too
     if terrace:
         table.add_column("terrace", justify="right", no_wrap=True)
     table.add_column("moves", justify="right", no_wrap=True)

@@ -107,7 +107,7 @@ ERRORS: dict[str, str] = {
     "hello_first": "Say hello (or register) before {request!r}.",
     "already_welcomed": "This connection is already welcomed as {name!r}.",
     "bad_name": "A name is 2 to 24 characters: letters, digits, '-' or '_', starting with a letter.",
-    "name_taken": "The name {name!r} is taken: choose another (a guest's name stays held while a race of theirs goes on).",
+    "name_taken": "The name {name!r} is taken, or looks too like one that is (an account's, or a guest's while a race of theirs goes on): choose another.",
     "bad_token": "That token belongs to no account.",
     "name_reserved": "Names beginning with 'house' ({name!r} is one) are kept for this server's own house bots; choose another name.",
     "guest_name": "{name!r} reads like the name the server gives a guest who races without one; an account needs another name.",

@@ -52,7 +52,7 @@ function family(v, opts) {
     ),
     el("div", { class: "row foundations" }, Object.entries(v.foundations).map(([f, cs]) => place(f, `foundation ${f}`, cs, tops(cs, 1), opts, "found"))),
     el("div", { class: "row piles" }, Object.entries(v.piles).map(([k, cs]) => place(k, `pile ${k}`, cs, cs.map((c) => card(c)), opts, "column"))),
-    el("p", { class: "facts", text: `base ${v.base || "not chosen"} · ${v.score} home · terrace ${v.terrace_left} left · stock ${v.stock}${v.variant === "signora" ? ` · recycles ${v.recycles_left}` : ""} · ${v.moves} moves` }),
+    el("p", { class: "facts", text: `base ${v.base || "not chosen"} · ${v.score} home · terrace ${v.terrace_left} left · stock ${v.stock}${v.variant === "signora" ? ` · recycles ${v.recycles_left}` : ""} · ${v.moves} move${v.moves === 1 ? "" : "s"}` }),
   );
 }
 
@@ -68,6 +68,6 @@ function louis(v, opts) {
       stock(v, `stock, next heap ${v.next_heap || "none"}`, opts)),
     el("div", { class: "row piles heaps" }, Object.entries(v.heaps).map(([h, cs]) => place(h, `heap ${h}${v.live === h ? " (just dealt)" : ""}`, cs, cs.map((c) => card(c)), opts, `column${v.live === h ? " live" : ""}`))),
     el("ul", { class: "legend", "aria-label": "what the places are" }, louisLegend.map((l) => el("li", { text: l }))),
-    el("p", { class: "facts", text: `deal ${v.deal} of 3 · ${v.phase} · next heap ${v.next_heap || "–"} · ${v.score} home · stock ${v.stock} · ${v.moves} moves` }),
+    el("p", { class: "facts", text: `deal ${v.deal} of 3 · ${v.phase} · next heap ${v.next_heap || "–"} · ${v.score} home · stock ${v.stock} · ${v.moves} move${v.moves === 1 ? "" : "s"}` }),
   );
 }

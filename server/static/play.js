@@ -287,9 +287,13 @@ export function mount(main, joinId, conn) {
     const targets = new Set(s.sel ? legalFrom(s.sel).map((m) => m.split("-")[1]) : []);
     const typed = el("input", { id: "typed", name: "typed", size: 8, autocomplete: "off", "aria-label": "type a move, e.g. 4f or w3" });
     const left = g.ends_at - (Date.now() + g.offset);
-    const buttons = g.legal.map((m) => {
-      const w = moveWords(m, g.view, g.view.variant);
-      return el("button", { type: "button", class: "legal", "data-move": m, title: `${w.long} (type ${m})`, "aria-label": w.long, onclick: () => send(m), text: w.short });
+    const words = g.legal.map((m) => moveWords(m, g.view, g.view.variant));
+    const times = {}; // two equal cards can go to one place (two decks): those buttons say where each is from
+    for (const w of words) times[w.short] = (times[w.short] || 0) + 1;
+    const buttons = g.legal.map((m, i) => {
+      const w = words[i];
+      const text = times[w.short] > 1 && w.sourced ? w.sourced : w.short;
+      return el("button", { type: "button", class: "legal", "data-move": m, title: `${w.long} (type ${m})`, "aria-label": w.long, onclick: () => send(m), text });
     });
     area.replaceChildren(el("div", { class: "racing" },
       s.game.daily ? el("p", { class: "race-title", id: "race-title", text: `Daily deal, ${s.game.daily.day}${s.game.daily.rated ? " · your rated attempt" : " · practice"}` }) : "",

@@ -49,7 +49,8 @@ function target(place, variant) {
   return place;
 }
 
-// A legal move said with cards: {short: "7♥ → F2", long: "7♥ from pile 3 to F2"}.
+// A legal move said with cards: {short: "7♥ → F2", long: "7♥ from pile 3 to F2", sourced:
+// "7♥ (pile 3) → F2"}; `sourced` tells apart two moves of equal cards (two decks are in play).
 export function moveWords(move, view, variant) {
   if (move === "redeal") return { short: "redeal", long: "gather the heaps and deal them again" };
   const [src, dst] = move.split("-");
@@ -62,7 +63,8 @@ export function moveWords(move, view, variant) {
   const top = topOf(view, src);
   const from = { T: "the terrace", W: "the waste" }[src] || target(src, variant);
   const card = top ? cardText(top) : from;
-  return { short: `${card} → ${target(dst, variant)}`, long: `${top ? `${card} from ${from}` : from} to ${target(dst, variant)}` };
+  const to = target(dst, variant);
+  return { short: `${card} → ${to}`, long: `${top ? `${card} from ${from}` : from} to ${to}`, sourced: `${card} (${from.replace(/^the /, "")}) → ${to}` };
 }
 
 // The goal and the rules in a few lines, and a "?" that opens the rest: the first move,

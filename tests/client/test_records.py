@@ -254,7 +254,7 @@ async def test_register_the_same_name_again_is_refused_with_the_servers_message(
     first = config.load_token(server.url)
     code, text = await run(records.register, ns(server, name="eli", bot=False))
     assert code == 1
-    assert "The name 'eli' is taken: choose another" in " ".join(text.split())
+    assert "The name 'eli' is taken, or looks too like one that is" in " ".join(text.split())
     assert config.load_token(server.url) == first  # the stored token is untouched
 
 

@@ -94,7 +94,7 @@ def test_the_opening_board_of_terrace_deal_7() -> None:
         assert "gap" in line_of(lines, f"pile {pile}")
     assert "stock 89" in text
     assert "Choose the base: 1-F1..4-F1" in text
-    assert "terrace 11 left" in text and "score 0" in text and "0 moves" in text
+    assert "terrace 11 left" in text and "0 home" in text and "0 moves" in text
 
 
 def test_foundations_show_base_and_top_under_their_names() -> None:
@@ -118,7 +118,7 @@ def test_foundations_show_base_and_top_under_their_names() -> None:
         assert count_row[:end].split()[-1] == str(len(pile)), f
     base = view["base"]
     assert f"base {'10' if base == 'T' else base}" in lines[0]
-    assert f"score {view['score']}" in lines[0]
+    assert f"{view['score']} home" in lines[0]
 
 
 def test_piles_and_the_waste_after_some_moves() -> None:
@@ -211,7 +211,7 @@ def test_louis_heaps_foundations_and_the_deal() -> None:
     for suit in "cdhs":
         assert f"A{suit} {shown('A' + suit)}" in up and f"K{suit} {shown('K' + suit)}" in down
     assert "Xc ··" in next(ln for ln in lines if "abeyance" in ln)
-    assert "deal 1 of 3" in lines[0] and "score 8" in lines[0]
+    assert "deal 1 of 3" in lines[0] and "8 home" in lines[0]
     stock = line_of(lines, "stock")
     assert f"{view['stock']} to deal" in stock and view["stock"] == 66
     assert f"next card to heap {view['next_heap']}" in stock
@@ -264,7 +264,7 @@ def test_standings_rows_in_place_order_with_me_marked() -> None:
     assert "▶ alice" in alice and alice.split()[0] == "2" and "racing" in alice
     assert "▶" not in carol
     assert "○" in next(ln for ln in lines if "bob" in ln) and "●" in alice
-    assert "score" in lines[0] and "terrace" in lines[0] and "moves" in lines[0]
+    assert "home" in lines[0] and "terrace" in lines[0] and "moves" in lines[0]
 
 
 def test_during_the_race_the_place_column_shows_the_live_place_and_the_columns_are_labelled() -> None:

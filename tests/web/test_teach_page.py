@@ -150,6 +150,35 @@ async def test_the_pages_write_cards_in_sentences_as_the_core_does(server: RaceS
     assert got == [cards_in_text(s, v) for s, v in SENTENCES]
 
 
+async def test_two_moves_of_equal_cards_to_one_place_say_where_each_comes_from(
+    server: RaceServer, page: Any
+) -> None:
+    """Two decks are in play: 7s on pile 3 and 7s on the waste can both go to F2, and two buttons
+    both reading "7♠ → F2" could not be told apart."""
+    await page.goto(http_url(server, "/play"))
+    await page.locator("#name").wait_for()
+    view = {
+        "variant": "terrace",
+        "terrace": ["Kd"],
+        "waste": ["7s"],
+        "piles": {"3": ["9h", "7s"], "4": ["5c"]},
+    }
+    got = await page.evaluate(
+        """async ([view, moves]) => {
+            const w = await import("/static/words.js");
+            return moves.map((m) => w.moveWords(m, view, "terrace"));
+        }""",
+        [view, ["3-F2", "W-F2", "4-F2", "T-F2"]],
+    )
+    assert [g["short"] for g in got] == ["7♠ → F2", "7♠ → F2", "5♣ → F2", "K♦ → F2"]
+    assert [g["sourced"] for g in got] == [
+        "7♠ (pile 3) → F2",
+        "7♠ (waste) → F2",
+        "5♣ (pile 4) → F2",
+        "K♦ (terrace) → F2",
+    ]
+
+
 TERRACE_CARDS = """() => [...document.querySelectorAll('[data-place="T"] .card')].map((c) => {
   const r = c.getBoundingClientRect();
   const text = document.createRange(); text.selectNodeContents(c);
@@ -196,3 +225,16 @@ async def test_an_invitation_teaches_the_game_of_its_race(server: RaceServer, pa
     assert await _rules(page) == rule_lines("louis", "clear")
     assert await page.locator("#variant").input_value() == "louis"
     await host.close()
+
+
+async def test_the_terrace_says_which_of_its_cards_is_the_top(server: RaceServer, page: Any) -> None:
+    await _hello(page, server, "topper")
+    await page.locator("#seats").fill("1")
+    await page.locator("#create").click()
+    await page.locator("#start").click()
+    await page.locator(".board").wait_for()
+    marked = await page.evaluate(
+        """() => [...document.querySelectorAll('[data-place="T"] .card')].map(
+            (c) => getComputedStyle(c, '::after').content)"""
+    )
+    assert marked[-1] == '"top"' and all(m in ("none", "normal") for m in marked[:-1]), marked

@@ -344,7 +344,7 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "bad_name": ({}, "A name is 2 to 24 characters: letters, digits, '-' or '_', starting with a letter."),
     "name_taken": (
         {"name": "alice"},
-        "The name 'alice' is taken: choose another (a guest's name stays held while a race of theirs goes on).",
+        "The name 'alice' is taken, or looks too like one that is (an account's, or a guest's while a race of theirs goes on): choose another.",
     ),
     "bad_token": ({}, "That token belongs to no account."),
     "bad_session": ({}, "That session is unknown or has expired; say hello again without it."),
@@ -431,6 +431,11 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
     "store_down": ({}, "The server's store is unavailable; nothing was changed. Try again shortly."),
     "rate_limited": ({"retry_after": 0.25}, "Too many messages; wait 0.25 s."),
     "busy": ({}, "Too many requests are waiting on this connection; wait for their answers."),
+    "guest_name": (
+        {"name": "guest-abc123"},
+        "'guest-abc123' reads like the name the server gives a guest who races without one; "
+        "an account needs another name.",
+    ),
     "name_reserved": (
         {"name": "house-greedy-1"},
         "Names beginning with 'house' ('house-greedy-1' is one) are kept for this server's own house bots; "
