@@ -175,8 +175,8 @@ def server_argv(
         *("--countdown", str(args.countdown)),
         *("--standings-interval", str(args.standings_interval)),
     ]
-    if args.event_loop != "asyncio":  # (only when asked: the flag is newer than some servers measured)
-        argv += ["--event-loop", args.event_loop]
+    # always named: the server's own default is uvloop where installed (--event-loop auto)
+    argv += ["--event-loop", args.event_loop]
     argv += shlex.split(args.server_args)
     if redis_url:
         argv += ["--redis-url", redis_url]

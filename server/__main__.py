@@ -42,6 +42,7 @@ async def serve(config: config_module.Config) -> None:
         f"  health http://{host}:{server.port}/healthz  metrics http://{host}:{server.port}/metrics",
         flush=True,
     )
+    print(f"  event loop {'uvloop' if type(loop).__module__.startswith('uvloop') else 'asyncio'}", flush=True)
     if config.public_url:
         print(f"  public URL {config.public_url}", flush=True)
     house = _house(config, server.port, server.accounts.house_key)
@@ -74,10 +75,15 @@ def _house(config: config_module.Config, port: int, key: str) -> subprocess.Pope
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     """The event loop the ``event_loop`` setting names (None: asyncio's own); raises ImportError
-    for uvloop when it is not installed."""
-    if name == "uvloop":
-        import uvloop
-
+    for ``uvloop`` when it is not installed. ``auto`` is uvloop where it can be imported (a move
+    costs 7-12% less CPU on it: docs/BENCHMARKS.md, "Server"), else asyncio's own."""
+    if name in ("uvloop", "auto"):
+        try:
+            import uvloop
+        except ImportError:
+            if name == "uvloop":
+                raise
+            return None
         return uvloop.new_event_loop
     return None
 
@@ -104,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         factory = loop_factory(config.event_loop)
     except ImportError:
         print(
-            "terrace-server: --event-loop uvloop needs uvloop: pip install 'terrace-race[fast]'",
+            "terrace-server: --event-loop uvloop needs uvloop: pip install uvloop (not on Windows)",
             file=sys.stderr,
         )
         return 1
