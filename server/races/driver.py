@@ -205,7 +205,15 @@ class RaceDriver:
 
     def _tick(self) -> None:
         self._timer = None
-        self.apply(self.race.tick(now_ms()))
+        now = now_ms()
+        self.apply(self.race.tick(now))
+        if self._timer is None:
+            # Woken a little early (uvloop's timers run on a clock it reads once a loop turn,
+            # to the millisecond), nothing was due yet, and the core wakes us only when its due
+            # time changes: without this the wake would be lost, and a grace period never end.
+            due = self.race.next_wake()
+            if due is not None and due > now:
+                self._arm(due)
 
     def _spawn(self, work: object) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]

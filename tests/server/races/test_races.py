@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -672,3 +672,21 @@ async def test_leaving_a_running_race_finishes_left_frees_the_player_and_the_rec
     assert {r["finish"] for r in finished["results"]} == {"left", "resigned"}
     record = await b.request("record", race=race)
     assert audit(record).ok, audit(record).failed
+
+
+async def test_a_race_timer_that_fires_early_is_set_again_and_the_race_still_starts(
+    make_server: Callable[..., Awaitable[RaceServer]], connect: Connect
+) -> None:
+    """uvloop fires a timer up to a millisecond early (its clock is read once a loop turn): the
+    race's countdown is not over yet, nothing happens, and the wake must be set again."""
+    srv = await make_server(countdown=0.5)
+    a = await connect(MSGPACK, name="early", srv=srv)
+    race = (await a.request("create", variant="terrace", seats=1))["race"]["id"]
+    await a.request("start", race=race)
+    driver = srv.registry.drivers[race]
+    assert driver.race.state == "countdown" and driver._timer is not None
+    driver._timer.cancel()
+    driver._tick()  # as an early timer would: nothing is due yet
+    assert driver.race.state == "countdown"
+    assert driver._timer is not None  # woken again when it is due
+    assert (await a.wait("started", timeout=30))["race"] == race
