@@ -292,8 +292,11 @@ class Player:
             raise BenchError(f"hello answered with {welcome}")
         self.id = welcome["player"]["id"]
 
-    async def run(self, matchmaker: Matchmaker) -> None:
-        while True:
+    async def run(self, matchmaker: Matchmaker, races: int | None = None) -> None:
+        """Race one race after another: for ever, or ``races`` of them."""
+        done = 0
+        while races is None or done < races:
+            done += 1
             race_id = await matchmaker.seat(self)
             while race_id not in self.started:
                 data = await self.ws.recv()

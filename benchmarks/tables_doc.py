@@ -57,7 +57,7 @@ TABLES: dict[str, Table] = {
     "server": Table(("server",), server.server),
     "server-quiet": Table(("server-quiet",), server.server_quiet),
     "server-long": Table(("server-quiet", "server-idle"), server.server_long),
-    "instructions": Table(("instructions",), server.instructions),
+    "instructions": Table(server.INSTRUCTION_FILES, server.instructions),
     "soak": Table(("soak",), server.soak),
     "swarm": Table(("swarm",), server.swarm),
     "arena": Table(("arena", "arena-two-nodes"), server.arena),
