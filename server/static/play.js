@@ -55,8 +55,9 @@ export function mount(main, joinId, conn) {
       daily ? el("p", { id: "daily-hello", class: "note", role: "status", text: `Today's ${daily} daily deal: its one rated attempt is for accounts, so give your account token below (a guest name cannot take it). You are asked once more before it starts.` }) : "",
       el("p", {}, "Race as a guest (pick a name) or with your account token (the one ", el("code", { text: "terrace-bot register" }), " printed, or the ",
         el("code", { text: "token" }), " that ", el("code", { text: "terrace register" }), " kept in its credentials.json)."),
-      el("label", { for: "name", text: "Name " }), name, " ",
-      el("label", { for: "token", text: "or token " }), token, " ",
+      // each label with its box: on a phone "or token" wrapped onto the name's line, away from its own
+      el("span", { class: "field" }, el("label", { for: "name", text: "Name " }), name), " ",
+      el("span", { class: "field" }, el("label", { for: "token", text: "or token " }), token), " ",
       el("button", { type: "submit", id: "go", text: "Go" })),
       // what the game is, before anything is asked of a newcomer
       s.invite ? teachBox(s.invite.variant, s.invite.goal, "teach")

@@ -267,3 +267,18 @@ async def test_a_touch_screen_races_without_the_move_box_taking_focus(
         await context.close()
     # a mouse and keyboard: typed moves at once; a phone: no keyboard opened over the board
     assert focused == {False: "typed", True: ""}, focused
+
+
+@pytest.mark.parametrize("width", [360, 390])
+async def test_on_a_phone_each_hello_label_stays_beside_its_own_box(
+    server: RaceServer, page: Any, width: int
+) -> None:
+    await page.set_viewport_size({"width": width, "height": 800})
+    await page.goto(http_url(server, "/play"))
+    await page.locator("#name").wait_for()
+    for box in ("name", "token"):
+        label = await page.locator(f'label[for="{box}"]').bounding_box()
+        field = await page.locator(f"#{box}").bounding_box()
+        middle = field["y"] + field["height"] / 2
+        assert label["y"] <= middle <= label["y"] + label["height"] + field["height"] / 2, (box, label, field)
+        assert label["x"] < field["x"]  # on its left, not at the end of the line above
