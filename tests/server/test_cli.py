@@ -247,6 +247,7 @@ def running() -> Iterator[tuple[subprocess.Popen[str], str]]:
     assert page == f"  live page http://127.0.0.1:{port}/"  # the page the README promises
     health = proc.stdout.readline().rstrip("\n")
     assert health == f"  health http://127.0.0.1:{port}/healthz  metrics http://127.0.0.1:{port}/metrics"
+    assert proc.stdout.readline() == "  event loop uvloop\n"  # --event-loop auto, uvloop installed
     yield proc, match.group(1)
     if proc.poll() is None:
         proc.kill()
