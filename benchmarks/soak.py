@@ -222,7 +222,7 @@ async def soak(args: argparse.Namespace, server: ServerProcess) -> dict[str, Any
             cpu1 = server.cpu_seconds()
             after_metrics = await asyncio.to_thread(fetch_metrics, server.port)
         finally:
-            attackers.join(timeout=args.sample + 30)
+            attackers.join(timeout=args.sample + 60)  # a loaded machine starts a process slowly
             if attackers.is_alive():
                 attackers.kill()
         counts = attack_counts.get() if not attack_counts.empty() else {"attackers did not report": 1}
