@@ -151,7 +151,7 @@ async def test_ctrl_c_stops_the_server_and_its_workers_without_a_traceback() -> 
             os.kill(pid, signal.SIGKILL)
 
 
-def test_a_pool_busy_with_long_work_stops_after_its_grace_not_after_the_work() -> None:
+async def test_a_pool_busy_with_long_work_stops_after_its_grace_not_after_the_work() -> None:
     import time
     from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
@@ -161,13 +161,10 @@ def test_a_pool_busy_with_long_work_stops_after_its_grace_not_after_the_work() -
     executor = pool(2)
     busy = executor.submit(time.sleep, 120)  # a long search, an analysis
     queued = [executor.submit(time.sleep, 120) for _ in range(3)]
-    deadline = time.monotonic() + 60
-    while not busy.running():  # the forkserver starts the workers first
-        assert time.monotonic() < deadline, "the work never started"
-        time.sleep(0.05)
+    await eventually(busy.running, timeout=60, every=0.05, what="the work to start")  # forkserver first
     workers = list(executor._processes.values())  # type: ignore[attr-defined]
     start = time.monotonic()
-    stop_pool(executor, grace=0.2)
+    await asyncio.to_thread(stop_pool, executor, 0.2)
     assert time.monotonic() - start < 30  # not the 120 s of the work
     assert not any(w.is_alive() for w in workers)
     for future in (busy, *queued):
