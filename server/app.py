@@ -210,6 +210,7 @@ class RaceServer:
 
     async def stop(self) -> None:
         """Stop accepting, close every connection with 1001 (going away), wait for them."""
+        self.analyses.stopping = True  # from now on an analysis cut short is not a failure
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()

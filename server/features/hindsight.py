@@ -75,6 +75,7 @@ class Analyses:
         self._by_address: dict[str, set[str]] = {}  # address -> races it has in making
         self._turns = FairTurns(1)  # one worker at most (the others serve live races), fair by address
         self._failed: set[str] = set()  # races whose analysis failed: never tried again
+        self.stopping = False  # the server is stopping: an analysis cut short is no failure
         self.games = 0  # games analysed in the workers since the start
 
     def handlers(self) -> dict[str, Handler]:
@@ -120,6 +121,7 @@ class Analyses:
     async def stop(self) -> None:
         """Cancel the analyses under way, before the server's workers stop (one left to run would
         ask a stopped pool for its next game, and fail); each is made again when next asked."""
+        self.stopping = True
         running = list(self._running.values())
         for task in running:
             task.cancel()
@@ -155,7 +157,10 @@ class Analyses:
             log.info("race %s analysed", race_id)
         except StoreDown as exc:  # the next request makes it again
             log.warning("analysis of race %s not stored (%s)", race_id, exc)
-        except Exception:
+        except Exception as exc:
+            if self.stopping:  # its workers stopping under it (Ctrl-C reaches them too): asked again later
+                log.info("analysis of race %s stopped with the server (%s)", race_id, type(exc).__name__)
+                return
             log.exception("analysis of race %s failed", race_id)
             self._failed.add(race_id)
 

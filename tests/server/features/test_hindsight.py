@@ -147,6 +147,28 @@ async def test_a_server_stopped_while_it_analyses_stops_cleanly_and_logs_no_fail
     assert await srv.store.analysis(race) is None  # nothing half made was kept
 
 
+async def test_an_analysis_whose_worker_dies_as_the_server_stops_is_no_failure(
+    make_server: MakeServer, connect: Connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ctrl-C in a terminal reaches the server's whole process group: a worker may go before the
+    server has cancelled the analysis it was making."""
+    srv: RaceServer = await make_server(analysis_nodes=2_000_000, analysis_probes=64)  # slow on purpose
+    a = await connect(MSGPACK, name="Ann", srv=srv)
+    b = await connect(MSGPACK, name="Ben", srv=srv)
+    race = await race_to_the_end(a, b)
+    assert (await a.request("analysis", race=race))["type"] == "analysing"
+    (task,) = srv.analyses._running.values()
+    await eventually(lambda: srv.executor._processes, what="a worker making it")  # type: ignore[attr-defined]
+    srv.analyses.stopping = True  # as RaceServer.stop does first
+    with caplog.at_level(logging.INFO, logger="terrace.server"):
+        for worker in list(srv.executor._processes.values()):  # type: ignore[attr-defined]
+            worker.kill()
+        await eventually(task.done, timeout=30, what="the analysis to end")
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert f"analysis of race {race} stopped with the server" in caplog.text
+    assert race not in srv.analyses._failed  # asked again later, it is made again
+
+
 async def test_an_analysis_kept_in_redis_is_answered_by_another_node_at_once(
     make_server: MakeServer, connect: Connect, redis_url: str
 ) -> None:
