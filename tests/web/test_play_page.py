@@ -90,12 +90,13 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
     await rows.nth(3).wait_for()
     assert await page.locator("#standings-box .kind.bot").count() == 3
     await shot(page, "play-start")
-    clicks = drags = 0
+    clicks = drags = missed_drags = 0
     page.set_default_timeout(8_000)  # a click that waits longer met the end of the race
     while not await page.locator("#result").count():
         if await page.locator("#my-finish").count():  # done: the race ends when the bots or the clock are
             await page.locator("#result").wait_for(timeout=(LIMIT + 10) * 1000)
             break
+        move, legal, seq = "", [], ""
         try:
             seq = await page.locator("#seq").text_content()
             legal = await _legal(page)
@@ -112,7 +113,16 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
             elif not move.startswith("S-") and clicks % 4 == 3:  # now and then by dragging the card
                 src, dst = move.split("-")
                 await page.locator(f'[data-place="{src}"]').drag_to(page.locator(f'[data-place="{dst}"]'))
-                drags += 1
+                try:
+                    await _next_seq(page, seq or "")
+                    drags += 1
+                except PlaywrightTimeout:
+                    # a synthetic drag can miss its drop on a loaded machine (nothing is sent, the
+                    # board waits as it was): the same move by clicks, and the drag not counted
+                    missed_drags += 1
+                    if await page.locator("#result").count() or await page.locator("#my-finish").count():
+                        continue
+                    await _click_move(page, move)
             else:
                 await _click_move(page, move)
             await _next_seq(page, seq or "")
@@ -120,10 +130,13 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
                 said = await page.locator("#note").inner_text()
                 assert said.startswith("Played ") and f"→ F1 ({move}). Base " in said
                 assert "every foundation starts with" in said
-        except PlaywrightTimeout:
+        except PlaywrightTimeout as e:
             if await page.locator("#result").count() or await page.locator("#my-finish").count():
                 continue  # the clock ended the race under our fingers
-            raise
+            note = await page.locator("#note").inner_text() if await page.locator("#note").count() else ""
+            raise AssertionError(
+                f"move {move} of {legal} at move {seq} not answered; the page says {note!r}"
+            ) from e
         clicks += 1
         if clicks == 3:
             # a live place in every row's # (the place if the race ended now), as in the terminal
@@ -138,7 +151,7 @@ async def test_a_person_races_house_bots_to_the_end_by_clicks(housed: RaceServer
     assert await page.locator("#rated-note").inner_text() == (
         "Not rated: ratings count only races of registered players (guests and house bots are not)."
     )  # the terminal's words: a person racing the house learns why no rating came of it
-    assert clicks >= 3 and drags >= 1
+    assert clicks >= 3 and drags >= 1, (clicks, drags, missed_drags)
     assert await page.locator("#replay").get_attribute("href") == f"/race/{page.url.rsplit('/', 1)[1]}"
 
 
