@@ -104,6 +104,7 @@ def stop_pool(executor: ProcessPoolExecutor, grace: float = STOP_GRACE) -> None:
     the race is taken up again, the analysis when it is next asked for."""
     # (the pool's own list of its processes: Python 3.14 has terminate_workers() for this)
     processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     deadline = time.monotonic() + grace
     for process in processes:
@@ -113,6 +114,14 @@ def stop_pool(executor: ProcessPoolExecutor, grace: float = STOP_GRACE) -> None:
             process.terminate()
     for process in processes:
         process.join()
+    # The pool's manager thread closes the pool's wake-up pipe once it sees its workers gone.
+    # Left running, it races the interpreter's exit hook, which writes to that pipe: on 3.11
+    # that prints "OSError: Bad file descriptor" with a traceback as the server exits.
+    if manager is not None:
+        manager.join(MANAGER_JOIN)
+
+
+MANAGER_JOIN = 10.0  # seconds; it needs only to notice the ended workers and close pipes
 
 
 def child(argv: Sequence[str], **popen: object) -> subprocess.Popen[bytes]:

@@ -163,10 +163,13 @@ async def test_a_pool_busy_with_long_work_stops_after_its_grace_not_after_the_wo
     queued = [executor.submit(time.sleep, 120) for _ in range(3)]
     await eventually(busy.running, timeout=60, every=0.05, what="the work to start")  # forkserver first
     workers = list(executor._processes.values())  # type: ignore[attr-defined]
+    manager = executor._executor_manager_thread  # type: ignore[attr-defined]
     start = time.monotonic()
     await asyncio.to_thread(stop_pool, executor, 0.2)
     assert time.monotonic() - start < 30  # not the 120 s of the work
     assert not any(w.is_alive() for w in workers)
+    # its manager thread is done too: left running, it raced the exit hook (a traceback at exit)
+    assert not manager.is_alive()
     for future in (busy, *queued):
         with pytest.raises((CancelledError, BrokenProcessPool)):
             future.result(timeout=30)
