@@ -112,7 +112,7 @@ class RaceServer:
         self.daily = Daily(
             config, self.store, self.registry, self.audience, self.attempts, self.fairplay, publish=publish
         )
-        self.challenges = Challenges(self.store, self.registry, self.attempts)
+        self.challenges = Challenges(self.store, self.registry, self.attempts, self.fairplay)
         self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
         races = RaceRequests(self.registry, self.audience, self.archive, self.adoption, self.store)
         races.kept.append(self.attempts.record)  # a private attempt's record is its feature's to give

@@ -32,8 +32,9 @@ from server.races.registry import Registry
 from server.races.winnable import Drawn
 from server.store import Store
 from terrace.race import RaceOptions, RaceRules
+from terrace.race.daily import board_row
 from terrace.race.ghosts import Recorded
-from terrace.wire.messages import Record
+from terrace.wire.messages import Attempt, Record
 
 log = logging.getLogger("terrace.server")
 
@@ -203,3 +204,22 @@ class Attempts:
             kept_back.pop("solution", None)
             return kept_back
         return None
+
+
+def own_attempt(attempt: Mapping[str, Any] | None) -> Attempt:
+    """The asker's own kept attempt as the ``daily`` and ``challenge`` answers tell it."""
+    if attempt is None:
+        return {"state": "none"}
+    if attempt.get("state") != "finished":
+        return {"state": "playing", "race": attempt.get("race")}
+    row = board_row(0, attempt["player"], float(attempt["value"]))
+    own: Attempt = {
+        "state": "finished",
+        "race": attempt["race"],
+        "time": row["time"],
+        "score": row["score"],
+        "goal": row["goal"],
+    }
+    if "held" in attempt:  # kept off the board (server.players.fairplay): why
+        own["held"] = attempt["held"]
+    return own

@@ -9,6 +9,11 @@ only; ``challenge_reveal`` (the creator's) tells the seed, and the attempts' rec
 everyone's. Its reveal waits for the attempts under way (none starts once it is asked for), and
 an attempt on a revealed deal never comes on the board. Attempts are the private one-seat races
 of :mod:`server.features.attempts`, as the daily deal's are.
+
+A board a scout cannot top (:mod:`server.players.fairplay`), as the daily deal's: a first attempt
+comes on the board only from an established account made before the challenge was, played at a
+person's pace; otherwise it is kept (its player's ``challenge`` answer says why, ``held``) and, for
+a program's pace or a voided account, flagged for the operator.
 """
 
 from __future__ import annotations
@@ -17,15 +22,16 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from server.features.attempts import Attempts, Message
+from server.features.attempts import Attempts, Message, own_attempt
 from server.features.daily_boards import MAX_GHOSTS
 from server.handlers.dispatch import Handler, player_of
 from server.players.accounts import Player
+from server.players.fairplay import FLAGGED, FairPlay
 from server.races.archive import until_stored
 from server.races.driver import RaceDriver, now_ms
 from server.races.registry import Registry
 from server.races.winnable import Drawn
-from server.store import Store
+from server.store import BoardPut, Store
 from server.transport.connection import Connection
 from terrace.errors import ProtocolError
 from terrace.race import RaceRules
@@ -50,10 +56,11 @@ KEEP = 30 * 86_400  # a challenge, its attempts and records are kept this long
 class Challenges:
     ANONYMOUS = ("challenge",)
 
-    def __init__(self, store: Store, registry: Registry, attempts: Attempts) -> None:
+    def __init__(self, store: Store, registry: Registry, attempts: Attempts, fairplay: FairPlay) -> None:
         self.store = store
         self.registry = registry
         self.attempts = attempts
+        self.fairplay = fairplay
         registry.owners["challenge"] = self.over
         attempts.told["challenge"] = lambda owner: self._told(str(owner["challenge"]))
 
@@ -93,6 +100,8 @@ class Challenges:
             "rules_version": RULES_VERSION,
             "creator": player.public(),
             "revealed": False,
+            # an account made after this counts on no board of it (a scout's accomplice made for it)
+            "created_at": now_ms(),
         }
         await self.store.daily_claim(f"challenge:{cid}", kept, KEEP)
         return await self._start(player, cid, kept, 0)
@@ -154,6 +163,8 @@ class Challenges:
             "revealed": revealed,
             "board": rows,
         }
+        if player is not None and player.registered:  # theirs: a first attempt held back says why
+            out["attempt"] = own_attempt(await self.attempts.get(f"challenge:{cid}:{player.id}"))
         if revealed:
             out["seed"], out["solution"] = kept["seed"], kept["solution"]
         elif kept.get("closing"):
@@ -191,7 +202,12 @@ class Challenges:
             int(kept["rules_version"]),
         )
         # an attempt on a revealed deal is practice: it never comes on the board
-        owner = {"kind": "challenge", "challenge": cid, "counted": not kept.get("revealed")}
+        owner = {
+            "kind": "challenge",
+            "challenge": cid,
+            "counted": not kept.get("revealed"),
+            "made_before": int(kept.get("created_at", 0)),  # (challenges from before fair play: 0)
+        }
         deal = Drawn(bytes.fromhex(str(kept["seed"])), list(kept["solution"]))
 
         async def confirm() -> Mapping[str, Any]:
@@ -243,13 +259,30 @@ class Challenges:
         index = {"key": f"{key}:{race.id}", "challenge": cid, "player": pid, "owner": owner}
 
         async def first_is_the_row() -> None:
-            if await self.store.daily_get(key) is None:
-                first = await self.store.daily_claim(key, kept, KEEP)
-                if first["race"] == race.id:
-                    await until_stored(
-                        f"challenge board {cid}",
-                        lambda: self.store.board_put(f"challenge:{cid}", pid, value, "set", KEEP),
-                    )
+            if await self.store.daily_get(key) is not None:
+                return
+            kept_now = await self._challenge(cid)
+            at = int(record.get("ended_at") or now_ms())
+            held = await until_stored(
+                f"challenge {cid}",
+                lambda: self.fairplay.held(
+                    seat.player, seat.move_times, at, int(kept_now.get("created_at", 0))
+                ),
+            )
+            first = await self.store.daily_claim(key, kept if held is None else {**kept, "held": held}, KEEP)
+            if first["race"] != race.id:  # not their first attempt
+                return
+            put = BoardPut(f"challenge:{cid}", pid, value, "set", KEEP)
+            if held is None:
+                await until_stored(
+                    f"challenge board {cid}",
+                    lambda: self.store.board_put(put.board, put.member, put.score, put.mode, put.ttl),
+                )
+            elif held in FLAGGED:
+                what = f"{race.rules.variant} challenge {cid}"
+                await until_stored(
+                    f"challenge {cid}", lambda: self.fairplay.flag(seat.player, race.id, held, [put], what)
+                )
 
         values = {f"{key}:{race.id}": kept, f"race:{race.id}": index}
         self.attempts.keep(

@@ -31,7 +31,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from server.config import Config
-from server.features.attempts import MARGIN_MS, Attempts
+from server.features.attempts import MARGIN_MS, Attempts, own_attempt
 from server.features.daily_boards import DailyBoards, pool_of
 from server.features.daily_boards import attempt_key as _attempt
 from server.features.daily_boards import board_key as _board
@@ -50,7 +50,6 @@ from terrace.errors import ProtocolError
 from terrace.race import RaceRules
 from terrace.race.daily import (
     DailyDeal,
-    board_row,
     board_value,
     day_end,
     day_of,
@@ -60,7 +59,7 @@ from terrace.race.daily import (
 from terrace.race.ghosts import recorded
 from terrace.rules.variants import VARIANTS
 from terrace.vocab import Pool
-from terrace.wire.messages import Attempt, DailyAnswer, DailyPlay, DailyPlaying, DailyQuery
+from terrace.wire.messages import DailyAnswer, DailyPlay, DailyPlaying, DailyQuery
 
 log = logging.getLogger("terrace.server")
 
@@ -183,7 +182,7 @@ class Daily:
         }
         if player is not None and player.registered:
             attempt = await self.attempts.get(_attempt(variant, day, player.id))
-            out["attempt"] = {"state": "lost"} if attempt and self._lost(attempt) else _own(attempt)
+            out["attempt"] = {"state": "lost"} if attempt and self._lost(attempt) else own_attempt(attempt)
         if await self.revealed(variant, day):  # anyone may check it now
             out["seed"] = deal.seed.hex()
             out["solution"] = deal.solution
@@ -346,22 +345,3 @@ def _running(variant: str, day: str) -> str:
 
 def _utc(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _own(attempt: Mapping[str, Any] | None) -> Attempt:
-    """The asker's own attempt as the ``daily`` answer tells it."""
-    if attempt is None:
-        return {"state": "none"}
-    if attempt.get("state") != "finished":
-        return {"state": "playing", "race": attempt.get("race")}
-    row = board_row(0, attempt["player"], float(attempt["value"]))
-    own: Attempt = {
-        "state": "finished",
-        "race": attempt["race"],
-        "time": row["time"],
-        "score": row["score"],
-        "goal": row["goal"],
-    }
-    if "held" in attempt:  # kept off the board (server.players.fairplay): why
-        own["held"] = attempt["held"]
-    return own

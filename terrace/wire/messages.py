@@ -472,7 +472,7 @@ class BestLine(TypedDict):
 
 
 class Attempt(TypedDict):
-    """The asker's own daily attempt."""
+    """The asker's own daily attempt (or first attempt of a challenge)."""
 
     state: Literal["none", "playing", "finished", "lost"]
     race: NotRequired[str | None]
@@ -752,6 +752,7 @@ class ChallengeAnswer(TypedDict):
     commitment: str
     revealed: bool
     board: list[DailyRow]
+    attempt: NotRequired[Attempt]  # a registered asker's own first attempt
     reveals_at: NotRequired[int]  # revealed by its creator, and waiting for attempts under way
     seed: NotRequired[str]  # once revealed
     solution: NotRequired[list[str]]

@@ -143,6 +143,65 @@ async def test_a_scout_and_its_accomplice_reach_no_daily_board_and_the_accomplic
     assert held[0]["board"].startswith("daily:terrace:")
 
 
+async def test_a_challenges_scout_its_accomplice_and_an_account_made_after_it_reach_no_board_of_it() -> None:
+    # established: one rated race, and older than a third of a second at its attempt's end (and,
+    # for a challenge, made before it)
+    async with servers(dataclasses.replace(GUARDED, established_hours=0.0001)) as make:
+        server = await make()
+        accomplice = await _established(server.url, "Sly", "Sparring5")
+        honest = await _established(server.url, "Fair", "Sparring6")
+        scout = await registered(server.url, "Snoop")  # the creator reads its own deal
+        created = await scout.request("challenge_create", variant="terrace")
+        cid = created["challenge"]
+        started = await scout.wait("started")
+        line = _line(started["view"], await _read_the_stock(scout, created["race"], started))
+        late = await _established(server.url, "Latecomer", "Sparring7")  # made after the challenge
+        await asyncio.sleep(0.4)  # (old enough by age: only its making after the challenge holds it)
+
+        joined = await accomplice.request("challenge_play", challenge=cid)
+        await accomplice.wait(lambda m: m.get("type") == "started" and m["race"] == joined["race"])
+        assert (await _pipeline(accomplice, joined["race"], line)).get("finish") == "goal"
+        joined = await honest.request("challenge_play", challenge=cid)
+        began = await honest.wait(lambda m: m.get("type") == "started" and m["race"] == joined["race"])
+        moved = await honest.request("move", race=joined["race"], seq=1, move=began["legal"][0])
+        assert moved["type"] == "moved"
+        assert (await honest.request("resign", race=joined["race"]))["type"] == "resigned"
+
+        async def board() -> list[str] | None:
+            rows = (await honest.request("challenge", challenge=cid))["board"]
+            return [r["player"]["name"] for r in rows] or None
+
+        assert await eventually(board, what="the honest attempt on the board") == ["Fair"]
+        joined = await late.request("challenge_play", challenge=cid)
+        assert joined["ghosts"] == 1  # Fair's: a held attempt is nobody's ghost
+        began = await late.wait(lambda m: m.get("type") == "started" and m["race"] == joined["race"])
+        moved = await late.request("move", race=joined["race"], seq=1, move=began["legal"][0])
+        assert moved["type"] == "moved"
+        assert (await late.request("resign", race=joined["race"]))["type"] == "resigned"
+
+        async def held(c: Client) -> Message | None:
+            mine = (await c.request("challenge", challenge=cid))["attempt"]
+            return mine if "held" in mine else None
+
+        assert (await eventually(lambda: held(late), what="the late attempt kept"))["held"] == "new_account"
+        sly = await eventually(lambda: held(accomplice), what="the accomplice's attempt kept")
+        assert sly["held"] == "inhuman_pace" and sly["goal"] is True
+        assert (await eventually(lambda: held(scout), what="the scout's attempt kept"))[
+            "held"
+        ] == "inhuman_pace"
+        mine = (await honest.request("challenge", challenge=cid))["attempt"]
+        assert mine["state"] == "finished" and "held" not in mine
+        assert await board() == ["Fair"]
+        flags = await server.fairplay.flags()
+        assert {(f["player"]["name"], f["reason"]) for f in flags} == {
+            ("Sly", "inhuman_pace"),
+            ("Snoop", "inhuman_pace"),
+        }
+        assert (
+            next(f for f in flags if f["player"]["name"] == "Sly")["held"][0]["board"] == f"challenge:{cid}"
+        )
+
+
 async def test_a_solved_line_raced_beside_its_scout_reaches_no_fastest_board(server: RaceServer) -> None:
     accomplice = await _established(server.url, "Quick", "Sparring3")
     scout = await registered(server.url, "Reader")
