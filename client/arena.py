@@ -87,7 +87,7 @@ def standings_table(arena: Message, now: int) -> RenderableType:
         table.add_row(
             str(r["rank"]),
             r["player"]["name"] + kind,
-            str(r["points"]),
+            f"{r['points']} ({r['held']} held)" if r.get("held") else str(r["points"]),
             str(r["races"]),
             str(r["wins"]),
             streak,

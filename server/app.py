@@ -113,7 +113,9 @@ class RaceServer:
             config, self.store, self.registry, self.audience, self.attempts, self.fairplay, publish=publish
         )
         self.challenges = Challenges(self.store, self.registry, self.attempts, self.fairplay)
-        self.arenas = Arenas(config, self.store, self.accounts, self.registry, self.matchmaking)
+        self.arenas = Arenas(
+            config, self.store, self.accounts, self.registry, self.matchmaking, self.fairplay
+        )
         races = RaceRequests(self.registry, self.audience, self.archive, self.adoption, self.store)
         races.kept.append(self.attempts.record)  # a private attempt's record is its feature's to give
         self.analyses = Analyses(self.store, self.executor, config, races.record)

@@ -32,6 +32,7 @@ from server.config import Config
 from server.handlers.dispatch import Handler
 from server.periodic import repeat
 from server.players.accounts import Accounts, Player
+from server.players.fairplay import FairPlay
 from server.races.driver import RaceDriver
 from server.races.matchmaking import Matchmaking, QueueKey
 from server.races.registry import Registry
@@ -79,10 +80,17 @@ class Arenas:
     ANONYMOUS = ("arenas", "arena", "arena_unwatch")
 
     def __init__(
-        self, config: Config, store: Store, accounts: Accounts, registry: Registry, matchmaking: Matchmaking
+        self,
+        config: Config,
+        store: Store,
+        accounts: Accounts,
+        registry: Registry,
+        matchmaking: Matchmaking,
+        fairplay: FairPlay,
     ) -> None:
         self.config = config
         self.store = store
+        self.fairplay = fairplay
         self.accounts = accounts
         self.registry = registry
         self.matchmaking = matchmaking
@@ -289,9 +297,11 @@ class Arenas:
             self._spawn(self._count(arena_id, record))
 
     async def _count(self, arena_id: str, record: Message) -> None:
-        result = race_result(record)
+        result: dict[str, Any] | None = None
         for attempt in range(20):  # the store may be away a moment: the race must still count
             try:
+                if result is None:
+                    result = race_result(record, await self._held(record))
                 arena = await self.load(arena_id)
                 effects = arena.race_over(result, now_ms())
                 if not await self.store.arena_result(arena_id, result):
@@ -299,9 +309,20 @@ class Arenas:
                 await self._apply(arena, effects)
                 return
             except StoreDown as exc:
-                log.warning("arena %s: race %s not counted yet (%s)", arena_id, result["race"], exc)
+                log.warning("arena %s: race %s not counted yet (%s)", arena_id, record["id"], exc)
                 await asyncio.sleep(0.25 * (attempt + 1))
-        log.error("arena %s: race %s never counted: the store stayed down", arena_id, result["race"])
+        log.error("arena %s: race %s never counted: the store stayed down", arena_id, record["id"])
+
+    async def _held(self, record: Message) -> dict[str, str]:
+        """Whose result earns no arena points, and why: played faster than a person plays (a
+        person's account or a guest: a program in a people's race) or a voided account. The race's
+        flag for the operator is the boards' (server.players.leaderboards), as for any race."""
+        held: dict[str, str] = {}
+        for row in record["results"]:
+            reason = await self.fairplay.held_in_race(row["player"], row.get("move_times"))
+            if reason is not None:
+                held[str(row["player"]["id"])] = reason
+        return held
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

@@ -82,6 +82,19 @@ class FairPlay:
             played += int(await self.store.board_score(f"played:humans:{variant}", pid) or 0)
         return FEW_RACES if played < self.races else None
 
+    async def held_in_race(self, player: Mapping[str, Any], move_times: Sequence[int] | None) -> str | None:
+        """Why ``player``'s result in a race against others earns nothing there (an arena's
+        points), or None: a voided account, or moves faster than a person plays from anyone but a
+        bot (a guest too: a program passing for a person in a people's race). Age and race count
+        are the boards' rules, not a race's: a new account races like anyone."""
+        if not player.get("guest", True) and await self.voided(str(player["id"])):
+            return VOIDED
+        if player.get("kind") == "bot":
+            return None
+        if self.pace and move_times is not None and inhuman(move_times):
+            return PACE
+        return None
+
     async def flag(
         self, player: Mapping[str, Any], race_id: str, reason: str, held: Iterable[BoardPut], what: str
     ) -> None:

@@ -9,8 +9,11 @@ but races paired before it finish and count.
 Scoring, in one sentence: **a race earns one point per player you beat (players in the race
 minus your place), doubled once you have won your two previous arena races in a row** (the
 streak lasts until a race you do not win). Ties share a place (the race's placing rule), so
-they share points too. :func:`standings` computes the table from the race results alone, in
-the order the races ended, so anyone holding the arena's race records can recompute it.
+they share points too. A result held back for fair play (moves faster than a person plays, a
+voided account: the server's ``fairplay``) earns nothing and ends the streak; the others keep
+the places the race gave them. :func:`standings` computes the table from the race results
+alone, in the order the races ended, so anyone holding the arena's race records and its
+published holds can recompute it (:func:`check_standings`).
 
 :class:`Arena` holds one arena's spec, players and results; the caller passes the time in
 and applies the effects it returns. Several nodes share an arena by keeping these three in
@@ -28,6 +31,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
 from terrace.errors import ProtocolError
+from terrace.race.held import PACE
+from terrace.race.pace import inhuman
 from terrace.race.rules import admits
 from terrace.race.states import ARENA, ArenaEvent, ArenaState, Machine
 from terrace.rules.variants import VARIANTS
@@ -128,17 +133,20 @@ Effect = Pair | Unpair | Changed
 # ----- scoring -------------------------------------------------------------------
 
 
-def race_result(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What an arena keeps of a finished race's record: its id, end and each player's place."""
-    rows = [
-        {
+def race_result(record: Mapping[str, Any], held: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """What an arena keeps of a finished race's record: its id, end and each player's place, and
+    for a player whose result is held back (``held``: player id -> why, fair play), why."""
+    rows = []
+    for r in record["results"]:
+        row = {
             "id": r["player"]["id"],
             "name": r["player"]["name"],
             "kind": r["player"].get("kind", ""),
             "place": r["place"],
         }
-        for r in record["results"]
-    ]
+        if held and str(r["player"]["id"]) in held:
+            row["held"] = held[str(r["player"]["id"])]
+        rows.append(row)
     return {"race": record["id"], "ended": int(record.get("ended_at") or 0), "rows": rows}
 
 
@@ -153,8 +161,8 @@ def standings(
     """The arena table: one row per player (joined players with no race yet score 0), best first.
 
     Each row: ``player`` ({id, name, kind}), ``points``, ``races``, ``wins``, ``streak`` (firsts
-    in a row now), ``places`` (in race order, for the curious) and ``rank`` (1-based; equal
-    points share a rank)."""
+    in a row now), ``places`` (in race order, for the curious), ``held`` (races held back: no
+    points) and ``rank`` (1-based; equal points share a rank)."""
     rows: dict[str, dict[str, Any]] = {}
     for p in players:
         rows.setdefault(str(p["id"]), _row(p))
@@ -162,12 +170,16 @@ def standings(
         seats = len(result["rows"])
         for r in result["rows"]:
             row = rows.setdefault(str(r["id"]), _row(r))
+            row["races"] += 1
+            row["places"].append(int(r["place"]))
+            if r.get("held"):  # fair play: nothing earned, the streak over
+                row["held"] += 1
+                row["streak"] = 0
+                continue
             points = seats - int(r["place"])
             if row["streak"] >= STREAK:
                 points *= 2
             row["points"] += points
-            row["races"] += 1
-            row["places"].append(int(r["place"]))
             if r["place"] == 1:
                 row["wins"] += 1
                 row["streak"] += 1
@@ -182,7 +194,7 @@ def standings(
 
 def _row(p: Mapping[str, Any]) -> dict[str, Any]:
     player = {"id": str(p["id"]), "name": str(p["name"]), "kind": str(p.get("kind", ""))}
-    return {"player": player, "points": 0, "races": 0, "wins": 0, "streak": 0, "places": []}
+    return {"player": player, "points": 0, "races": 0, "wins": 0, "streak": 0, "places": [], "held": 0}
 
 
 # ----- the arena -----------------------------------------------------------------
@@ -296,18 +308,41 @@ class Arena:
             **self.summary(now_ms),
             "standings": self.standings(),
             "race_ids": [r["race"] for r in ordered(self.results)],
+            "held": held_of(self.results),
         }
 
 
+def held_of(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """The results held back, as an arena's details publish them: race id -> player id -> why."""
+    out: dict[str, dict[str, str]] = {}
+    for result in results:
+        for r in result["rows"]:
+            if r.get("held"):
+                out.setdefault(str(result["race"]), {})[str(r["id"])] = str(r["held"])
+    return out
+
+
 def check_standings(details: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Problems found recomputing an arena's published standings from its races' records ([]:
-    they agree). The records must be the arena's races, every one of them."""
+    """Problems found recomputing an arena's published standings from its races' records and its
+    published holds ([]: they agree). The records must be the arena's races, every one of them. A
+    hold for pace must show in the record's move times (a void is the operator's word)."""
     problems: list[str] = []
     ids = list(details.get("race_ids", []))
     got = {r["id"] for r in records}
     if missing := [i for i in ids if i not in got]:
         problems.append(f"races missing: {', '.join(missing)}")
-    recomputed = standings([race_result(r) for r in records])
+    held: Mapping[str, Mapping[str, str]] = details.get("held", {})
+    for record in records:
+        for pid, why in held.get(str(record["id"]), {}).items():
+            row = next((r for r in record["results"] if str(r["player"]["id"]) == pid), None)
+            if row is None:
+                problems.append(f"race {record['id']}: held back a player not in it ({pid})")
+            elif why == PACE and not inhuman(row.get("move_times") or []):
+                problems.append(
+                    f"{row['player']['name']}: race {record['id']} held back for its pace, "
+                    "but its moves came at a person's pace"
+                )
+    recomputed = standings([race_result(r, held.get(str(r["id"]))) for r in records])
     mine = {row["player"]["id"]: row["points"] for row in recomputed}
     for row in details.get("standings", []):
         expected = mine.get(row["player"]["id"], 0)

@@ -510,11 +510,13 @@ class ArenaRow(TypedDict):
     wins: int
     streak: int
     places: list[int]
+    held: int  # races whose result was held back for fair play: no points
 
 
 class ArenaDetails(ArenaSummary):
     standings: list[ArenaRow]
     race_ids: list[str]
+    held: dict[str, dict[str, str]]  # race id -> player id -> why its result earned nothing
 
 
 class GameHindsight(TypedDict):

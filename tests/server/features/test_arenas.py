@@ -267,6 +267,41 @@ async def test_players_still_in_an_arenas_queue_at_its_end_are_not_paired(
         await client.close()
 
 
+async def test_a_program_passing_for_a_person_earns_no_arena_points_and_the_others_keep_theirs(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    server = await make_server(pace_check=True, **BUSY)
+    await server.arenas.create(spec_from_now("people", 60, pool="all"))
+    fast, slow, slower = [await connect(name=n, srv=server) for n in ("Blitz", "Calm", "Still")]
+    for c in (fast, slow, slower):
+        assert (await c.request("arena_join", arena="people"))["type"] == "arena_joined"
+    started = await fast.wait("started", timeout=10)
+    race = started["race"]
+    for c in (slow, slower):
+        assert (await c.wait("started", timeout=10))["race"] == race
+        assert (await c.request("resign", race=race))["type"] == "resigned"
+    legal = started["legal"]
+    for seq in range(1, 15):  # a program's pace: each move sent as soon as the last is answered
+        moved = await fast.request("move", race=race, seq=seq, move="S-W" if "S-W" in legal else legal[0])
+        assert moved["type"] == "moved", moved
+        legal = moved["legal"]
+    assert (await fast.request("resign", race=race))["type"] == "resigned"
+    record = (await fast.wait("finished", timeout=10))["results"]
+    assert [r["player"]["name"] for r in record if r["place"] == 1] == ["Blitz"]  # its place stands
+
+    async def counted() -> dict[str, Any] | None:
+        details = (await server.arenas.load("people")).details(int(time.time() * 1000))
+        return details if details["race_ids"] == [race] else None
+
+    details = await eventually(counted, what="the race counted")
+    blitz = next(r for r in details["standings"] if r["player"]["name"] == "Blitz")
+    assert details["held"] == {race: {blitz["player"]["id"]: "inhuman_pace"}}
+    points = {r["player"]["name"]: (r["points"], r["wins"], r["held"]) for r in details["standings"]}
+    assert points == {"Blitz": (0, 0, 1), "Calm": (1, 0, 0), "Still": (1, 0, 0)}
+    kept = await server.store.record(race)
+    assert kept is not None and check_standings(details, [kept]) == []  # type: ignore[arg-type]
+
+
 async def test_watchers_hear_standings_as_races_end(server: RaceServer, connect: Connect) -> None:
     await server.arenas.create(spec_from_now("watched", 30, delay=0.5))  # two bots: within the limits
     watcher = await connect()

@@ -14,6 +14,7 @@ from terrace.race.arena import (
     Schedule,
     Unpair,
     check_standings,
+    held_of,
     make_spec,
     parse_schedules,
     race_result,
@@ -198,6 +199,7 @@ def test_race_result_keeps_id_end_and_places_of_a_record() -> None:
             {"id": "b", "name": "B", "kind": "bot", "place": 2},
         ],
     }
+    assert race_result(record_of("r9", 77, "a", "b"), {"b": "voided"})["rows"][1]["held"] == "voided"
 
 
 def test_published_standings_check_against_the_races_and_a_forged_one_does_not() -> None:
@@ -209,6 +211,50 @@ def test_published_standings_check_against_the_races_and_a_forged_one_does_not()
     forged = {**details, "standings": [{**details["standings"][0], "points": 99}, *details["standings"][1:]]}
     assert "99 points published" in check_standings(forged, records)[0]
     assert check_standings(details, records[:1])[0] == "races missing: r2"
+
+
+def test_a_held_result_earns_nothing_and_ends_the_streak_while_the_others_keep_their_places() -> None:
+    held = result("r3", 3, "a", "b", "c")
+    held["rows"][0]["held"] = "inhuman_pace"
+    races = [
+        result("r1", 1, "a", "b", "c"),
+        result("r2", 2, "a", "b", "c"),
+        held,
+        result("r4", 4, "a", "b", "c"),
+    ]
+    table = {r["player"]["id"]: r for r in standings(races)}
+    # a: 2 + 2, nothing for r3 (which would have been doubled), then 2 (its streak began again)
+    assert (table["a"]["points"], table["a"]["wins"], table["a"]["held"]) == (6, 3, 1)
+    assert table["a"]["races"] == 4 and table["a"]["places"] == [1, 1, 1, 1]
+    assert (table["b"]["points"], table["c"]["points"]) == (4, 0)  # b still beat c in r3
+    assert table["b"]["held"] == 0
+
+
+def person(pid: str, move_times: list[int]) -> dict[str, Any]:
+    return {"player": {"id": pid, "name": pid.upper(), "kind": "human"}, "move_times": move_times}
+
+
+def test_published_holds_are_checked_against_the_races_move_times() -> None:
+    fast, slow = list(range(0, 600, 40)), list(range(0, 15_000, 1_000))  # 15 moves each
+    records = [
+        {
+            "id": "r1",
+            "ended_at": 1,
+            "results": [{**person("a", fast), "place": 1}, {**person("b", slow), "place": 2}],
+        }
+    ]
+    arena = Arena.restore(SPEC, [], [race_result(records[0], {"a": "inhuman_pace"})], T0)
+    details = arena.details(T0)
+    assert details["held"] == held_of(arena.results) == {"r1": {"a": "inhuman_pace"}}
+    assert [r["points"] for r in details["standings"]] == [0, 0]
+    assert check_standings(details, records) == []
+    # a hold the record does not bear out, and a published table that ignored a hold
+    wrong = {**details, "held": {"r1": {"b": "inhuman_pace"}}}
+    assert "B: race r1 held back for its pace, but its moves came at a person's pace" in check_standings(
+        wrong, records
+    )
+    ignored = {**details, "held": {}}
+    assert check_standings(ignored, records) == ["A: 0 points published, 1 from the races"]
 
 
 def test_schedule_makes_the_same_arena_for_every_node_within_a_slot() -> None:
