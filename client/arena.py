@@ -196,10 +196,14 @@ async def _verify(args: argparse.Namespace, out: Console) -> int:
         for p in problems:
             out.print(f"[red]✗[/red] {p}")
     else:
+        held = sum(len(players) for players in details.get("held", {}).values())
+        less = f", less {plural(held, 'result')} held back for fair play" if held else ""
         out.print(
             f"[green]✓[/green] arena {args.arena}: {plural(len(records), 'race')} verified (commitment, deal, "
-            "every move, places), and the standings are their places' points"
+            f"every move, places), and the standings are their places' points{less}"
         )
+        if held:
+            out.print("(each hold for pace checked against its race's move times; a void is the operator's)")
     if details["state"] != "finished" and not args.json:
         out.print("(the arena is not over: its standings may still change)")
     return 1 if problems else 0

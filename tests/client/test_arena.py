@@ -113,6 +113,41 @@ async def test_show_and_verify_an_arena_raced_to_its_end_and_a_forged_one_fails(
     assert code == 1 and "race forged1" in out and "points published" in out
 
 
+async def test_show_and_verify_say_a_result_held_back_for_its_pace(server: RaceServer) -> None:
+    from terrace.wire.protocol import MSGPACK
+    from tests.server.wire import Client
+
+    server.fairplay.pace = True  # (the suite's servers leave the pace check off)
+    await server.arenas.create(_spec("paced", 60, delay=0, pool="all"))
+    fast, calm = await Client.open(server.url, MSGPACK), await Client.open(server.url, MSGPACK)
+    for c, name in ((fast, "Zip"), (calm, "Calm")):
+        assert (await c.request("hello", name=name))["type"] == "welcome"
+        assert (await c.request("arena_join", arena="paced"))["type"] == "arena_joined"
+    started = await fast.wait("started", timeout=10)
+    race = started["race"]
+    await calm.wait("started", timeout=10)
+    assert (await calm.request("resign", race=race))["type"] == "resigned"
+    legal = started["legal"]
+    for seq in range(1, 15):  # as fast as the answers come: a program's pace
+        legal = (await fast.request("move", race=race, seq=seq, move="S-W" if "S-W" in legal else legal[0]))[
+            "legal"
+        ]
+    assert (await fast.request("resign", race=race))["type"] == "resigned"
+    for c in (fast, calm):
+        await c.request("arena_leave", arena="paced")
+        await c.close()
+
+    async def counted() -> bool:
+        return bool((await server.arenas.load("paced")).results)
+
+    await eventually(counted, what="the race counted")
+    code, out, _ = await _run("arena", "show", "paced", "--server", server.url)
+    assert code == 0 and re.search(r"Zip\s+0 \(1 held\)", out), out
+    code, out, _ = await _run("arena", "verify", "paced", "--server", server.url)
+    assert code == 0, out
+    assert "their places' points, less 1 result held back for fair play" in " ".join(out.split())
+
+
 async def test_show_of_an_unknown_arena_is_refused_with_its_message(server: RaceServer) -> None:
     code, _, err = await _run("arena", "show", "nope", "--server", server.url)
     assert code == 1 and "There is no arena 'nope'" in err
