@@ -143,6 +143,10 @@ ERRORS: dict[str, str] = {
         "Today's {variant} deal is raced by accounts only, one rated attempt each, so that nobody"
         " learns it before racing it; as a guest, play a past day's deal, or register."
     ),
+    "challenge_create_account_needed": (
+        "Only an account can make a challenge: its board counts accounts' first attempts, and its"
+        " creator reveals it later; register, then make one."
+    ),
     "challenge_account_needed": (
         "Challenge {challenge} is raced by accounts only until its creator reveals it; register to race it."
     ),

@@ -301,7 +301,9 @@ class Arenas:
         for attempt in range(20):  # the store may be away a moment: the race must still count
             try:
                 if result is None:
-                    result = race_result(record, await self._held(record))
+                    seated = [self.accounts.get(str(row["player"]["id"])) for row in record["results"]]
+                    held = await self.fairplay.held_in_arena(record, seated, self.registry.crowds)
+                    result = race_result(record, held)
                 arena = await self.load(arena_id)
                 effects = arena.race_over(result, now_ms())
                 if not await self.store.arena_result(arena_id, result):
@@ -312,17 +314,6 @@ class Arenas:
                 log.warning("arena %s: race %s not counted yet (%s)", arena_id, record["id"], exc)
                 await asyncio.sleep(0.25 * (attempt + 1))
         log.error("arena %s: race %s never counted: the store stayed down", arena_id, record["id"])
-
-    async def _held(self, record: Message) -> dict[str, str]:
-        """Whose result earns no arena points, and why: played faster than a person plays (a
-        person's account or a guest: a program in a people's race) or a voided account. The race's
-        flag for the operator is the boards' (server.players.leaderboards), as for any race."""
-        held: dict[str, str] = {}
-        for row in record["results"]:
-            reason = await self.fairplay.held_in_race(row["player"], row.get("move_times"))
-            if reason is not None:
-                held[str(row["player"]["id"])] = reason
-        return held
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

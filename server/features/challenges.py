@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.features.attempts import Attempts, Message, own_attempt
-from server.features.daily_boards import MAX_GHOSTS
+from server.features.daily_boards import MAX_GHOSTS, pool_of
 from server.handlers.dispatch import Handler, player_of
 from server.players.accounts import Player
 from server.players.fairplay import FLAGGED, FairPlay
@@ -40,6 +40,7 @@ from terrace.race.ghosts import Recorded, recorded
 from terrace.rules.deal import commitment
 from terrace.rules.variants import VARIANTS
 from terrace.rules.versions import RULES_VERSION
+from terrace.vocab import Pool
 from terrace.wire.messages import (
     ChallengeAnswer,
     ChallengeCreate,
@@ -73,7 +74,7 @@ class Challenges:
         }
 
     async def on_challenge(self, conn: Connection, req: ChallengeQuery) -> ChallengeAnswer:
-        return await self.answer(req.challenge, conn.player)
+        return await self.answer(req.challenge, conn.player, req.pool)
 
     async def on_challenge_create(self, conn: Connection, req: ChallengeCreate) -> ChallengePlaying:
         return await self.create(player_of(conn), req, conn.address)
@@ -87,6 +88,8 @@ class Challenges:
     async def create(self, player: Player, req: ChallengeCreate, address: str = "?") -> ChallengePlaying:
         """Draw a winnable secret deal and start its creator's attempt on it."""
         variant = req.variant
+        if not player.registered:  # a guest's attempt would count on no board, and it could not reveal it
+            raise ProtocolError("challenge_create_account_needed")
         self.registry.check_free(player)
         seconds = self.registry.config.winnable_seconds
         drawn = await self.registry.draws.draw(address, variant, RULES_VERSION, seconds)
@@ -145,13 +148,16 @@ class Challenges:
         kept = await self.store.daily_get(f"challenge:{cid}")
         return kept is not None and await self._revealed(cid, kept)
 
-    async def answer(self, cid: str, player: Player | None) -> ChallengeAnswer:
-        """What anyone may know of a challenge: its commitment and attempts (time and score only);
-        its seed and solution once revealed; while its reveal waits, when it comes at the latest."""
+    async def answer(self, cid: str, player: Player | None, pool: Pool | None = None) -> ChallengeAnswer:
+        """What anyone may know of a challenge: its commitment and the attempts on the board of
+        ``pool`` (by default the asker's: people's and bots' boards are apart, as the daily deal's),
+        time and score only; its seed and solution once revealed; while its reveal waits, when it
+        comes at the latest."""
         kept = await self._challenge(cid)
         revealed = await self._revealed(cid, kept)
+        pool = pool or (pool_of(player.public()) if player is not None else "humans")
         rows: list[DailyRow] = []
-        for i, (pid, value) in enumerate(await self.store.board_range(f"challenge:{cid}", 0, 100, False)):
+        for i, (pid, value) in enumerate(await self.store.board_range(_board(cid, pool), 0, 100, False)):
             attempt = await self.attempts.get(f"challenge:{cid}:{pid}") or {}
             rows.append(board_row(i + 1, attempt.get("player") or {"id": pid, "name": pid}, value))
         out: ChallengeAnswer = {
@@ -161,6 +167,7 @@ class Challenges:
             "creator": kept["creator"],
             "commitment": commitment(bytes.fromhex(kept["seed"])),
             "revealed": revealed,
+            "pool": pool,
             "board": rows,
         }
         if player is not None and player.registered:  # theirs: a first attempt held back says why
@@ -180,7 +187,7 @@ class Challenges:
     async def _ghosts(self, cid: str, player: Player, wanted: int) -> list[Recorded]:
         out: list[Recorded] = []
         for pid, _ in await self.store.board_range(
-            f"challenge:{cid}", 0, max(0, min(wanted, MAX_GHOSTS)), False
+            _board(cid, pool_of(player.public())), 0, max(0, min(wanted, MAX_GHOSTS)), False
         ):
             attempt = await self.attempts.get(f"challenge:{cid}:{pid}")
             if attempt is not None and "ghost" in attempt:
@@ -272,7 +279,7 @@ class Challenges:
             first = await self.store.daily_claim(key, kept if held is None else {**kept, "held": held}, KEEP)
             if first["race"] != race.id:  # not their first attempt
                 return
-            put = BoardPut(f"challenge:{cid}", pid, value, "set", KEEP)
+            put = BoardPut(_board(cid, pool_of(seat.player)), pid, value, "set", KEEP)
             if held is None:
                 await until_stored(
                     f"challenge board {cid}",
@@ -292,3 +299,9 @@ class Challenges:
 
 def _running(cid: str) -> str:
     return f"challenge-running:{cid}"
+
+
+def _board(cid: str, pool: Pool) -> str:
+    """A challenge's board of ``pool``: people's first attempts, or bots' (a program's pace is no
+    person's, and a bot made after the challenge could race a line told to it)."""
+    return f"challenge:{cid}" if pool == "humans" else f"challenge-bots:{cid}"

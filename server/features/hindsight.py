@@ -146,6 +146,7 @@ class Analyses:
                 moves = tuple(row["move_list"])
                 if moves not in games:
                     games[moves] = await self._game(record, list(moves), address)
+                    log.debug("race %s: the game of %s analysed", race_id, row["player"]["name"])
                 done[str(row["player"]["id"])] = {"player": row["player"], **games[moves]}
             players = [{"player": row["player"], **games[tuple(row["move_list"])]} for row in rows]
             analysis = {

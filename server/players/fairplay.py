@@ -32,8 +32,9 @@ from dataclasses import asdict
 from typing import Any
 
 from server.config import Config
+from server.players.accounts import Player
 from server.store import Account, BoardPut, Store
-from terrace.race.held import FEW_RACES, NEW_ACCOUNT, PACE, VOIDED
+from terrace.race.held import FEW_RACES, NEW_ACCOUNT, PACE, SAME_ADDRESS, VOIDED
 from terrace.race.pace import inhuman
 from terrace.rules.variants import VARIANTS
 
@@ -94,6 +95,27 @@ class FairPlay:
         if self.pace and move_times is not None and inhuman(move_times):
             return PACE
         return None
+
+    async def held_in_arena(
+        self,
+        record: Mapping[str, Any],
+        seated: Sequence[Player | None],
+        crowds: Callable[[Sequence[Player | None], Player], bool],
+    ) -> dict[str, str]:
+        """Whose result in an arena's race (its ``record``, its players ``seated`` as this node knows
+        them) earns no points, and why: :meth:`held_in_race`, or a person seated beside another of
+        their address or install (``crowds``: the registry's rule), paired anyway by a queue that
+        knew no addresses (several nodes share one). The race's flag for the operator is the
+        boards' (server.players.leaderboards), as for any race."""
+        held: dict[str, str] = {}
+        for row in record["results"]:
+            reason = await self.held_in_race(row["player"], row.get("move_times"))
+            if reason is not None:
+                held[str(row["player"]["id"])] = reason
+        for player in seated:
+            if player is not None and player.id not in held and crowds(seated, player):
+                held[player.id] = SAME_ADDRESS
+        return held
 
     async def flag(
         self, player: Mapping[str, Any], race_id: str, reason: str, held: Iterable[BoardPut], what: str

@@ -144,12 +144,15 @@ class Matchmaking:
             return  # the group waits for its deal: the reserve calls _check when it is drawn
         # Players who came to race take their seats first; house players fill the rest.
         # A registered player whose address already has its rated seats waits for the next group
-        # (house players are the operator's own, and never refused).
+        # (house players are the operator's own, and never refused); in an arena's queue so does a
+        # person, guest or not, whose address or install has its seats (points are at stake).
+        arena = "@" in key[2]
         ordered = sorted(waiting.players, key=lambda p: p.id in waiting.house)
         group: list[Player] = []
         for p in ordered:
             if len(group) < self.config.queue_seats and (
-                p.id in waiting.house or not self.registry.clashes(list(group), p)
+                p.id in waiting.house
+                or not (self.registry.clashes(group, p) or (arena and self.registry.crowds(group, p)))
             ):
                 group.append(p)
         if len(group) < 2:

@@ -262,6 +262,23 @@ class Registry:
         ]
         return len(same) >= limit
 
+    def crowds(self, seated: Sequence[Player | None], player: Player) -> bool:
+        """Whether seating the person ``player`` beside ``seated`` in an arena's race puts more
+        people of one address, or of one client install, in it than ``rated_seats_per_address``,
+        guests too: a second tab's guest that resigns at once would hand the first its points."""
+        limit = self.config.rated_seats_per_address
+        if not limit or player.kind == "bot" or not player.address:
+            return False
+        same = [
+            p
+            for p in seated
+            if p is not None
+            and p is not player
+            and p.kind != "bot"
+            and (p.address == player.address or (player.client and p.client == player.client))
+        ]
+        return len(same) >= limit
+
     def join(self, player: Player, race_id: str) -> RaceDriver:
         driver = self.get(race_id, player)
         if driver.id == player.race:

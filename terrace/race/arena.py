@@ -19,8 +19,9 @@ published holds can recompute it (:func:`check_standings`).
 and applies the effects it returns. Several nodes share an arena by keeping these three in
 the store and rebuilding an :class:`Arena` from them.
 
-Kept as one module (about 350 lines): the spec, the scoring rule, the state machine and the
-schedules that make specs are one idea, read together when checking what an arena does.
+Kept as one module (about 400 lines): the spec, the scoring rule (and its check), the state
+machine and the schedules that make specs are one idea, read together when checking what an
+arena does.
 """
 
 from __future__ import annotations

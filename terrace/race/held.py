@@ -8,12 +8,14 @@ not on the board learns why instead of reading an empty board.
 from __future__ import annotations
 
 NEW_ACCOUNT, FEW_RACES, PACE, VOIDED = "new_account", "few_races", "inhuman_pace", "voided"
+SAME_ADDRESS = "same_address"  # an arena's race that seated two people of one address or install
 
 SENTENCES: dict[str, str] = {
     NEW_ACCOUNT: "your account is too new for its results to count on the people's boards yet",
     FEW_RACES: "your account needs a few finished rated races before its times count on the people's boards",
     PACE: "its moves came faster than a person plays; the operators have been told",
     VOIDED: "the operators have voided this account's results",
+    SAME_ADDRESS: "another person in that race played from the same address or install",
 }
 
 

@@ -218,6 +218,7 @@ class ChallengeReveal(Request, tag="challenge_reveal"):
 
 class ChallengeQuery(Request, tag="challenge"):
     challenge: RaceId
+    pool: Pool | None = None  # whose board: "humans" or "bots" (by default the asker's)
 
 
 class DailyPlay(Request, tag="daily_play"):
@@ -753,6 +754,7 @@ class ChallengeAnswer(TypedDict):
     creator: PlayerInfo
     commitment: str
     revealed: bool
+    pool: Pool  # whose first attempts the board shows
     board: list[DailyRow]
     attempt: NotRequired[Attempt]  # a registered asker's own first attempt
     reveals_at: NotRequired[int]  # revealed by its creator, and waiting for attempts under way

@@ -302,6 +302,86 @@ async def test_a_program_passing_for_a_person_earns_no_arena_points_and_the_othe
     assert kept is not None and check_standings(details, [kept]) == []  # type: ignore[arg-type]
 
 
+async def _at(url: str, address: str, **hello: str) -> Client:
+    """A guest person connecting from ``address`` (the server trusts the local proxy's word)."""
+    c = await Client.open(url, additional_headers={"X-Forwarded-For": address})
+    welcome = await c.request("hello", **hello)
+    assert welcome["type"] == "welcome", welcome
+    c.session = welcome["session"]  # type: ignore[attr-defined]
+    return c
+
+
+async def test_an_arenas_queue_never_seats_two_people_of_one_address_in_a_race(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(rated_seats_per_address=1, trusted_proxies="127.0.0.1", **BUSY)
+    await server.arenas.create(spec_from_now("apart", 60, pool="all"))
+    main, sock = (
+        await _at(server.url, "10.0.0.1", name="Main"),
+        await _at(server.url, "10.0.0.1", name="Sock"),
+    )
+    for c in (main, sock):
+        assert (await c.request("arena_join", arena="apart"))["type"] == "arena_joined"
+    other = await _at(server.url, "10.0.0.2", name="Other")
+    assert (await other.request("arena_join", arena="apart"))["type"] == "arena_joined"
+    race = (await other.wait("started", timeout=10))["race"]
+    seated = set(server.registry.drivers[race].race.seats)
+    names = {server.accounts.get(pid).name for pid in seated}  # type: ignore[union-attr]
+    assert len(names) == 2 and "Other" in names and names & {"Main", "Sock"}, names
+    # the other one of the two still waits in the arena's queue, never seated with its twin
+    left_out = ({"Main", "Sock"} - names).pop()
+    assert [
+        p.name for p in server.matchmaking.queues[queue_key((await server.arenas.load("apart")).spec)].players
+    ] == [left_out]
+
+
+async def test_two_people_of_one_address_paired_by_the_shared_queue_earn_nothing(redis_url: str) -> None:
+    async with servers(FAST) as make:
+        nodes = []
+        for _ in range(2):  # one queue for both nodes, kept in Redis: it knows no addresses
+            port = _free_port()
+            nodes.append(
+                await make(
+                    redis_url=redis_url,
+                    port=port,
+                    public_url=f"ws://127.0.0.1:{port}/ws",
+                    rated_seats_per_address=1,
+                    trusted_proxies="127.0.0.1",
+                    **BUSY,
+                )
+            )
+        a, b = nodes
+        assert await a.arenas.create(spec_from_now("twins", 60, pool="all"))
+        main, sock = await _at(a.url, "10.0.0.7", name="Main"), await _at(b.url, "10.0.0.7", name="Sock")
+        for c in (main, sock):
+            assert (await c.request("arena_join", arena="twins"))["type"] == "arena_joined"
+        # whichever node matched them runs the race: the other one's player is sent there
+        players = [main, sock]
+        for i, c in enumerate(players):
+            told = await c.wait(lambda m: m.get("type") in ("redirect", "started"), timeout=20)
+            if told["type"] == "redirect":
+                players[i] = c = await _at(told["url"], "10.0.0.7", session=c.session)  # type: ignore[attr-defined]
+                told = await c.wait("started", timeout=20)
+            if c is players[0]:
+                started = told
+        main, sock = players
+        race = started["race"]
+        for c in (sock, main):  # the sock gives up at once; Main puts a card home, then resigns
+            if c is main:
+                assert (await c.request("move", race=race, seq=1, move=started["legal"][0]))[
+                    "type"
+                ] == "moved"
+            assert (await c.request("resign", race=race))["type"] == "resigned"
+
+        async def counted() -> dict[str, Any] | None:
+            details = (await a.arenas.load("twins")).details(int(time.time() * 1000))
+            return details if details["race_ids"] == [race] else None
+
+        details = await eventually(counted, timeout=20, what="the race counted")
+        assert sorted(details["held"][race].values()) == ["same_address", "same_address"]
+        assert {r["player"]["name"]: r["points"] for r in details["standings"]} == {"Main": 0, "Sock": 0}
+
+
 async def test_watchers_hear_standings_as_races_end(server: RaceServer, connect: Connect) -> None:
     await server.arenas.create(spec_from_now("watched", 30, delay=0.5))  # two bots: within the limits
     watcher = await connect()

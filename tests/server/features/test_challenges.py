@@ -82,3 +82,35 @@ async def test_an_unknown_challenge_is_refused(server: RaceServer, connect: Conn
     for kind in ("challenge", "challenge_play", "challenge_reveal"):
         answer = await c.request(kind, challenge="c0000000000")
         assert answer["type"] == "error" and answer["code"] == "no_challenge", answer
+
+
+async def test_bots_race_a_challenge_on_a_board_of_their_own(server: RaceServer) -> None:
+    maker = await registered(server.url, "Setter")
+    created = await maker.request("challenge_create", variant="terrace")
+    cid = created["challenge"]
+    await attempt(maker, created, moves=1)
+    bot = await registered(server.url, "Linebot", kind="bot")
+    joined = await bot.request("challenge_play", challenge=cid)
+    assert joined["ghosts"] == 0  # a bot races bots' ghosts, and no bot raced it yet
+    await attempt(bot, joined, moves=3)
+
+    async def boards() -> tuple[list[str], list[str]] | None:
+        people = await maker.request("challenge", challenge=cid)  # the asker's pool: humans
+        bots = await maker.request("challenge", challenge=cid, pool="bots")
+        assert (people["pool"], bots["pool"]) == ("humans", "bots")
+        names = [r["player"]["name"] for r in people["board"]], [r["player"]["name"] for r in bots["board"]]
+        return names if all(names) else None
+
+    assert await eventually(boards, what="both first attempts kept") == (["Setter"], ["Linebot"])
+    mine = await bot.request("challenge", challenge=cid)  # a bot's own pool by default
+    assert mine["pool"] == "bots" and mine["attempt"]["state"] == "finished"
+    taker = await registered(server.url, "Person")
+    assert (await taker.request("challenge_play", challenge=cid))["ghosts"] == 1  # Setter's only
+
+
+async def test_a_guest_cannot_make_a_challenge(server: RaceServer, connect: Connect) -> None:
+    guest = await connect(MSGPACK, name="Drifter")
+    refused = await guest.request("challenge_create", variant="terrace")
+    assert refused["type"] == "error" and refused["code"] == "challenge_create_account_needed", refused
+    assert "Only an account can make a challenge" in refused["message"]
+    assert guest.take_all("started") == []

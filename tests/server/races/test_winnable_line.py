@@ -13,10 +13,13 @@ from tests.server.wire import Client, Message
 FLOOD = 4  # connections of one address, each asking for a winnable deal at once
 
 
-async def _guest(url: str, name: str, source: str) -> Client:
+async def _guest(url: str, name: str, source: str, account: bool = False) -> Client:
+    """A guest (or, with ``account``, a new account: challenges are made by accounts) from ``source``."""
     client = await Client.open(url, MSGPACK, local_addr=(source, 0))
-    welcome = await client.request("hello", name=name)
-    assert welcome["type"] == "welcome", welcome
+    welcome = (
+        await client.request("register", name=name) if account else await client.request("hello", name=name)
+    )
+    assert welcome["type"] in ("welcome", "registered"), welcome
     return client
 
 
@@ -25,7 +28,8 @@ async def _answers_in_order(
 ) -> tuple[list[str], list[Message]]:
     """Who was answered in which order: ``FLOOD`` requests from 127.0.0.1, then one from 127.0.0.2."""
     server = await make_server(search_workers=2)
-    flood = [await _guest(server.url, f"flood{i}", "127.0.0.1") for i in range(FLOOD)]
+    account = request == "challenge_create"
+    flood = [await _guest(server.url, f"flood{i}", "127.0.0.1", account) for i in range(FLOOD)]
     order: list[str] = []
     answers: list[Message] = []
 
@@ -36,7 +40,7 @@ async def _answers_in_order(
 
     asks = [asyncio.create_task(ask(c, "flood")) for c in flood]
     # the flood's frames are in the server before this connection's handshake and hello are through
-    other = await _guest(server.url, "other", "127.0.0.2")
+    other = await _guest(server.url, "other", "127.0.0.2", account)
     asks.append(asyncio.create_task(ask(other, "other")))
     await asyncio.gather(*asks)
     for c in [*flood, other]:

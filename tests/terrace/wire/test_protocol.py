@@ -389,6 +389,11 @@ _SENTENCES: dict[str, tuple[dict[str, object], str]] = {
         "Today's louis deal is raced by accounts only, one rated attempt each, so that nobody"
         " learns it before racing it; as a guest, play a past day's deal, or register.",
     ),
+    "challenge_create_account_needed": (
+        {},
+        "Only an account can make a challenge: its board counts accounts' first attempts, and its"
+        " creator reveals it later; register, then make one.",
+    ),
     "challenge_account_needed": (
         {"challenge": "c1"},
         "Challenge c1 is raced by accounts only until its creator reveals it; register to race it.",
