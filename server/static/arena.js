@@ -8,7 +8,7 @@ const remembered = (k) => localStorage.getItem("terrace." + k);
 
 const RULE = "A race earns one point per player you beat (players in the race minus your place), " +
   "doubled once you have won your two previous arena races in a row. " +
-  "A race played faster than a person plays (or by a voided account) earns nothing.";
+  "A race played faster than a person plays, by a voided account, or beside another person of your address earns nothing.";
 
 export function mount(main, id, conn) {
   return id ? one(main, id, conn) : list(main, conn);
@@ -104,7 +104,7 @@ function one(main, id, conn) {
         el("thead", {}, el("tr", {}, ["rank", "player", "points", "races", "wins", "streak"].map((h) => el("th", { scope: "col", text: h })))),
         el("tbody", {}, rows.map((r) => el("tr", {},
           el("td", { class: "num", text: r.rank }), el("td", {}, who(r.player)),
-          el("td", r.held ? { class: "num points", text: `${r.points} (${r.held} held)`, title: "races played faster than a person plays, or by a voided account, earn nothing" }
+          el("td", r.held ? { class: "num points", text: `${r.points} (${r.held} held)`, title: "races played faster than a person plays, by a voided account, or beside another person of the same address earn nothing" }
             : { class: "num points", text: r.points }),
           el("td", { class: "num", text: r.races }),
           el("td", { class: "num", text: r.wins }),
