@@ -153,7 +153,9 @@ _HELP = {
     "house_key_file": "file the house key is kept in when --house-key is empty, made the first time "
     "(empty: $XDG_DATA_HOME/terrace-race/house.key); terrace-bot house reads the same",
     "origins": "comma-separated web origins (besides the server's own pages) allowed to open /ws; * for any",
-    "rated_seats_per_address": "registered players from one address one race may seat (0: no limit)",
+    "rated_seats_per_address": (
+        "registered players from one address one race may seat (0: no limit); in an arena's race, people (guests too)"
+    ),
     "established_races": "finished rated races a human account needs before its results count on the boards",
     "established_hours": "hours a human account must have existed before its results count on the boards",
     "pace_check": "hold back (and flag) a human account's result whose moves came faster than a person plays",
