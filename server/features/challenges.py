@@ -216,19 +216,33 @@ class Challenges:
             "made_before": int(kept.get("created_at", 0)),  # (challenges from before fair play: 0)
         }
         deal = Drawn(bytes.fromhex(str(kept["seed"])), list(kept["solution"]))
+        race_id = self.attempts.new_id()
+        first = _first(cid, player.id)
+        claimed = False
 
         async def confirm() -> Mapping[str, Any]:
+            nonlocal claimed
             # read again with the attempt marked running: a reveal in between is seen here
             now = await self._challenge(cid)
             if now.get("revealed"):
                 return {**owner, "counted": False}
             if now.get("closing"):
                 raise ProtocolError("challenge_closing", challenge=cid)
-            return owner
+            # the player's first attempt is the one that started first, claimed in the store as it
+            # starts (on any node): one that reads the deal and a second begun meanwhile, say on
+            # another node, cannot both be "the first" and the later one counted
+            claim = await self.store.daily_claim(first, {"race": race_id}, KEEP)
+            claimed = claim["race"] == race_id
+            return owner if claimed else {**owner, "counted": False}
 
-        driver = await self.attempts.start(
-            player, rules, deal, ghosts, owner, _running(cid), KEEP, confirm=confirm
-        )
+        try:
+            driver = await self.attempts.start(
+                player, rules, deal, ghosts, owner, _running(cid), KEEP, race_id=race_id, confirm=confirm
+            )
+        except Exception:
+            if claimed:  # it never started: the player's first attempt is still to come
+                await self.store.daily_release(first, race_id)
+            raise
         return {
             "type": "challenge_playing",
             "challenge": cid,
@@ -245,8 +259,9 @@ class Challenges:
         owner = race.options.owner or {}
         cid = str(owner["challenge"])
         seat = next(iter(race.seats.values()), None)
-        if record is None or seat is None:
-            self.attempts.given_back(driver, _running(cid), KEEP, None)
+        if record is None or seat is None:  # cancelled before its first view: nothing seen, not used
+            claim = _first(cid, str(race.creator["id"])) if owner.get("counted") and race.creator else None
+            self.attempts.given_back(driver, _running(cid), KEEP, claim)
             return
         pid = seat.id
         row = record["results"][0]
@@ -299,6 +314,11 @@ class Challenges:
 
 def _running(cid: str) -> str:
     return f"challenge-running:{cid}"
+
+
+def _first(cid: str, player_id: str) -> str:
+    """The claim naming the race of a player's first counted attempt at a challenge."""
+    return f"challenge-first:{cid}:{player_id}"
 
 
 def _board(cid: str, pool: Pool) -> str:

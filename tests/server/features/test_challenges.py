@@ -11,7 +11,7 @@ from terrace.race.audit import audit
 from terrace.rules.deal import commitment
 from terrace.wire.protocol import MSGPACK
 from tests.poll import eventually
-from tests.server.conftest import Connect
+from tests.server.conftest import FAST, Connect, servers
 from tests.server.features.test_daily import registered
 from tests.server.wire import Client
 
@@ -114,3 +114,32 @@ async def test_a_guest_cannot_make_a_challenge(server: RaceServer, connect: Conn
     assert refused["type"] == "error" and refused["code"] == "challenge_create_account_needed", refused
     assert "Only an account can make a challenge" in refused["message"]
     assert guest.take_all("started") == []
+
+
+async def test_the_first_attempt_that_started_counts_even_when_a_later_one_on_another_node_ends_first(
+    redis_url: str,
+) -> None:
+    async with servers(FAST) as make:
+        a, b = [await make(redis_url=redis_url) for _ in range(2)]  # one store: the claim is one
+        maker = await registered(a.url, "Poser")
+        created = await maker.request("challenge_create", variant="terrace")
+        cid = created["challenge"]
+        await attempt(maker, created, moves=1)
+        reader = await registered(a.url, "Reader")
+        first = await reader.request("challenge_play", challenge=cid)  # reads the deal here...
+        again = await Client.open(b.url, MSGPACK)  # ...while the same account starts one there
+        assert (await again.request("hello", token=reader.token))["type"] == "welcome"  # type: ignore[attr-defined]
+        second = await again.request("challenge_play", challenge=cid)
+        assert second["type"] == "challenge_playing" and second["race"] != first["race"]
+        await attempt(again, second, moves=1)  # the later attempt ends first
+        await attempt(reader, first, moves=2)
+
+        async def readers_row() -> dict[str, Any] | None:
+            answer = await maker.request("challenge", challenge=cid)
+            rows = [r for r in answer["board"] if r["player"]["name"] == "Reader"]
+            return rows[0] if rows else None
+
+        row = await eventually(readers_row, what="Reader's first attempt on the board")
+        mine = (await reader.request("challenge", challenge=cid))["attempt"]
+        assert mine["race"] == first["race"], mine  # the one that started first, not the one that ended first
+        assert row["score"] == mine["score"]
