@@ -209,6 +209,13 @@ class Leaderboards:
                 for r in rows
             }
             after = rate(rows, before)
+            if held:
+                # A result held back spoils the race for the others: a throwaway account that loses
+                # on purpose (or reads the stock aloud) would hand its opponent wins, a rating and a
+                # time. Their ratings stay as they were (no race in their history, none counted);
+                # the held player's own rating and race count move, so a newcomer still gets
+                # established by playing.
+                after = {pid: r for pid, r in after.items() if pid in held}
             puts += [(board, BoardPut(board.key, pid, ordinal(r), "set")) for pid, r in after.items()]
             ratings = RatingChange(
                 pool, variant, before, after, _history(record, pool, variant, after), HISTORY_KEPT
@@ -221,7 +228,8 @@ class Leaderboards:
         for board, put in puts:
             reason = held.get(put.member)
             if reason is None:
-                counted.append((board, put))
+                if not held:  # (beside a held result nothing counts: see above)
+                    counted.append((board, put))
             elif reason in FLAGGED:
                 withheld.setdefault(put.member, (players[put.member], reason, []))[2].append(put)
         if ratings is not None:  # every rated player's race count, held or not

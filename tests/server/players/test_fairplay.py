@@ -202,6 +202,38 @@ async def test_a_challenges_scout_its_accomplice_and_an_account_made_after_it_re
         )
 
 
+async def test_beating_an_account_that_does_not_count_moves_no_board_and_no_rating(
+    server: RaceServer,
+) -> None:
+    elder = await _established(server.url, "Elder", "Sparring8")
+
+    async def rating_of(name: str) -> dict[str, Any] | None:
+        page = await elder.request("player", name=name)
+        return next((r for r in page.get("ratings", []) if r["variant"] == "terrace"), None)
+
+    before = await eventually(lambda: rating_of("Elder"), what="Elder's first race rated")
+    for i in range(3):  # a throwaway account that loses on purpose, race after race
+        puppet = await registered(server.url, f"Puppet{i}")
+        race = (await elder.request("create", variant="terrace", seats=2, start="full", rated=True))["race"][
+            "id"
+        ]
+        assert (await puppet.request("join", race=race))["type"] == "joined"
+        started = await elder.wait(lambda m, r=race: m.get("type") == "started" and m["race"] == r)
+        assert (await puppet.request("resign", race=race))["type"] == "resigned"
+        assert (await elder.request("move", race=race, seq=1, move=started["legal"][0]))["type"] == "moved"
+        assert (await elder.request("resign", race=race))["type"] == "resigned"
+        finished = await elder.wait(lambda m, r=race: m.get("type") == "finished" and m["race"] == r)
+        assert finished["results"][0]["player"]["name"] == "Elder"  # it won each one
+
+    async def puppets_rated() -> bool:  # (the puppets' own ratings and race counts move)
+        return all([await rating_of(f"Puppet{i}") for i in range(3)])
+
+    await eventually(puppets_rated, what="the puppets' races counted for them")
+    assert await rating_of("Elder") == before  # not one of the three wins moved it
+    wins = await elder.request("leaderboard", board="wins", variant="terrace")
+    assert "Elder" not in [r["player"]["name"] for r in wins["rows"]]
+
+
 async def test_a_solved_line_raced_beside_its_scout_reaches_no_fastest_board(server: RaceServer) -> None:
     accomplice = await _established(server.url, "Quick", "Sparring3")
     scout = await registered(server.url, "Reader")
