@@ -11,6 +11,7 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import cast
 
 from server.config import Config
 from server.metrics import Metrics
@@ -279,6 +280,12 @@ class Registry:
         ]
         return len(same) >= limit
 
+    def _crowded(self, driver: RaceDriver) -> bool:
+        """Whether the race seated more registered players of one address or install than a rated
+        race may (players this node knows: those who raced here said hello here)."""
+        seated = [self.accounts.get(pid) for pid in driver.race.seats]
+        return any(p is not None and self.clashes(seated, p) for p in seated)
+
     def join(self, player: Player, race_id: str) -> RaceDriver:
         driver = self.get(race_id, player)
         if driver.id == player.race:
@@ -372,6 +379,10 @@ class Registry:
             return
         if record is None:
             return
+        if "unrated" not in record and self._crowded(driver):
+            # two accounts of one address seated by several nodes' shared queue, which knows no
+            # addresses: unrated after all, as a created race would have been before it started
+            record = cast(Record, {**record, "unrated": "same_address"})
         self.archive.keep(record, driver)
         log.info(
             "race %s finished: %s",

@@ -350,6 +350,37 @@ async def test_people_queued_on_two_nodes_race_together_within_the_queue_wait(ma
     await bob.close()
 
 
+async def test_two_accounts_of_one_address_paired_by_the_shared_queue_race_unrated(
+    make_node: MakeNode,
+) -> None:
+    # every test client is 127.0.0.1: one address, held to one rated seat as a server is by default
+    a, b = (
+        await make_node(queue_wait=0.3, rated_seats_per_address=1),
+        await make_node(rated_seats_per_address=1),
+    )
+    one, two = await _registered(a.url, "OneOfUs"), await _registered(b.url, "OtherOfUs")
+    sessions = [Session(a.url, token=one.token), Session(b.url, token=two.token)]  # type: ignore[attr-defined]
+    for s in sessions:
+        await s.connect()
+        assert (await s.request("queue", variant="terrace"))["type"] == "queued"
+    started = [await s.push("started", timeout=10) for s in sessions]
+    race = started[0]["race"]
+    for s in sessions:
+        assert (await s.request("resign", race=race))["type"] == "resigned"
+    owner = a if race in a.registry.drivers or await a.store.record(race) else b
+
+    async def kept() -> dict[str, Any] | None:
+        return await owner.store.record(race)  # type: ignore[return-value]
+
+    record = await eventually(kept, what="the race's record")
+    assert record["unrated"] == "same_address"  # unrated after all: it moved no rating
+    await eventually(lambda: not owner.archive._saving, what="the race put on the boards")
+    board = await sessions[0].request("leaderboard", board="rating", variant="terrace", pool="humans")
+    assert [r for r in board["rows"] if r["player"]["name"] in ("OneOfUs", "OtherOfUs")] == []
+    for s in sessions:
+        await s.close()
+
+
 async def test_a_house_player_on_one_node_fills_a_race_for_a_person_on_another(make_node: MakeNode) -> None:
     a, b = await make_node(queue_seats=2, queue_wait=30), await make_node(queue_seats=2, queue_wait=30)
     robo = Session(a.url, name="robo")
