@@ -22,6 +22,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from server.features import shared_places
 from server.features.attempts import Attempts, Message, own_attempt
 from server.features.daily_boards import MAX_GHOSTS, pool_of
 from server.handlers.dispatch import Handler, player_of
@@ -37,6 +38,7 @@ from terrace.errors import ProtocolError
 from terrace.race import RaceRules
 from terrace.race.daily import board_row, board_value
 from terrace.race.ghosts import Recorded, recorded
+from terrace.race.held import SAME_ADDRESS
 from terrace.rules.deal import commitment
 from terrace.rules.variants import VARIANTS
 from terrace.rules.versions import RULES_VERSION
@@ -233,6 +235,12 @@ class Challenges:
             # another node, cannot both be "the first" and the later one counted
             claim = await self.store.daily_claim(first, {"race": race_id}, KEEP)
             claimed = claim["race"] == race_id
+            if not claimed and (await self.store.board_score(_running(cid), claim["race"]) or 0) > now_ms():
+                # their counted attempt still runs (on another node: this one's check_free cannot
+                # see it): a second one now would read the deal for it
+                raise ProtocolError("already_in_race", race=claim["race"])
+            if self.registry.config.rated_seats_per_address:  # where it plays from (shared_places)
+                await shared_places.mark(self.store, _places(cid), player, now_ms(), KEEP)
             return owner if claimed else {**owner, "counted": False}
 
         try:
@@ -283,14 +291,17 @@ class Challenges:
         async def first_is_the_row() -> None:
             if await self.store.daily_get(key) is not None:
                 return
-            kept_now = await self._challenge(cid)
             at = int(record.get("ended_at") or now_ms())
+            made_before = int(owner.get("made_before", 0))  # an account made after the challenge: new
             held = await until_stored(
-                f"challenge {cid}",
-                lambda: self.fairplay.held(
-                    seat.player, seat.move_times, at, int(kept_now.get("created_at", 0))
-                ),
+                f"challenge {cid}", lambda: self.fairplay.held(seat.player, seat.move_times, at, made_before)
             )
+            if held is None and self.registry.config.rated_seats_per_address:
+                places = _places(cid)
+                if await until_stored(
+                    f"challenge {cid}", lambda: shared_places.shared(self.store, places, pid, at)
+                ):
+                    held = SAME_ADDRESS  # another account at this desk may have read the deal first
             first = await self.store.daily_claim(key, kept if held is None else {**kept, "held": held}, KEEP)
             if first["race"] != race.id:  # not their first attempt
                 return
@@ -314,6 +325,10 @@ class Challenges:
 
 def _running(cid: str) -> str:
     return f"challenge-running:{cid}"
+
+
+def _places(cid: str) -> str:
+    return f"challenge-places:{cid}"
 
 
 def _first(cid: str, player_id: str) -> str:

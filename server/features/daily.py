@@ -31,6 +31,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from server.config import Config
+from server.features import shared_places
 from server.features.attempts import MARGIN_MS, Attempts, own_attempt
 from server.features.daily_boards import DailyBoards, pool_of
 from server.features.daily_boards import attempt_key as _attempt
@@ -57,6 +58,7 @@ from terrace.race.daily import (
     shift,
 )
 from terrace.race.ghosts import recorded
+from terrace.race.held import SAME_ADDRESS
 from terrace.rules.variants import VARIANTS
 from terrace.vocab import Pool
 from terrace.wire.messages import DailyAnswer, DailyPlay, DailyPlaying, DailyQuery
@@ -225,6 +227,8 @@ class Daily:
                 if kept["race"] != race_id:  # another connection of the account, on any node, was first
                     raise ProtocolError("daily_attempted", variant=variant, day=day)
                 rated = True
+                if self.config.rated_seats_per_address:  # where it plays from (shared_places)
+                    await shared_places.mark(self.store, _places(variant, day), player, now_ms(), KEEP_TTL)
             elif not practice:
                 raise ProtocolError("daily_attempted", variant=variant, day=day)
             elif kept.get("state") != "finished" and not self._lost(kept):
@@ -311,6 +315,12 @@ class Daily:
             held = await until_stored(
                 f"daily {key}", lambda: self.fairplay.held(seat.player, seat.move_times, at, made_before)
             )
+            if held is None and self.config.rated_seats_per_address:
+                places = _places(variant, day)
+                if await until_stored(
+                    f"daily {key}", lambda: shared_places.shared(self.store, places, pid, at)
+                ):
+                    held = SAME_ADDRESS  # another account at this desk may have read the deal first
             put = BoardPut(board, pid, value, "min", KEEP_TTL)
             if held is not None:  # off the board; the player's daily answer says why
                 await until_stored(
@@ -337,6 +347,10 @@ class Daily:
         """At shutdown: let attempts just ended reach the store, and stop the drawing worker."""
         await self.attempts.drain()
         self.deals.close()
+
+
+def _places(variant: str, day: str) -> str:
+    return f"daily-places:{variant}:{day}"
 
 
 def _running(variant: str, day: str) -> str:

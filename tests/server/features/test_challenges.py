@@ -116,7 +116,7 @@ async def test_a_guest_cannot_make_a_challenge(server: RaceServer, connect: Conn
     assert guest.take_all("started") == []
 
 
-async def test_the_first_attempt_that_started_counts_even_when_a_later_one_on_another_node_ends_first(
+async def test_no_second_attempt_starts_on_another_node_while_the_first_runs_and_the_first_counts(
     redis_url: str,
 ) -> None:
     async with servers(FAST) as make:
@@ -126,13 +126,19 @@ async def test_the_first_attempt_that_started_counts_even_when_a_later_one_on_an
         cid = created["challenge"]
         await attempt(maker, created, moves=1)
         reader = await registered(a.url, "Reader")
-        first = await reader.request("challenge_play", challenge=cid)  # reads the deal here...
-        again = await Client.open(b.url, MSGPACK)  # ...while the same account starts one there
+        first = await reader.request("challenge_play", challenge=cid)  # under way here...
+        again = await Client.open(b.url, MSGPACK)  # ...the same account, on the other node
         assert (await again.request("hello", token=reader.token))["type"] == "welcome"  # type: ignore[attr-defined]
-        second = await again.request("challenge_play", challenge=cid)
-        assert second["type"] == "challenge_playing" and second["race"] != first["race"]
-        await attempt(again, second, moves=1)  # the later attempt ends first
+        refused = await again.request("challenge_play", challenge=cid)  # would read the deal for it
+        assert (refused["type"], refused["code"], refused["race"]) == (
+            "error",
+            "already_in_race",
+            first["race"],
+        )
         await attempt(reader, first, moves=2)
+        rematch = await again.request("challenge_play", challenge=cid)  # once it is over: a rematch
+        assert rematch["type"] == "challenge_playing"
+        await attempt(again, rematch, moves=1)
 
         async def readers_row() -> dict[str, Any] | None:
             answer = await maker.request("challenge", challenge=cid)
@@ -141,5 +147,5 @@ async def test_the_first_attempt_that_started_counts_even_when_a_later_one_on_an
 
         row = await eventually(readers_row, what="Reader's first attempt on the board")
         mine = (await reader.request("challenge", challenge=cid))["attempt"]
-        assert mine["race"] == first["race"], mine  # the one that started first, not the one that ended first
+        assert mine["race"] == first["race"], mine  # the first, not the rematch
         assert row["score"] == mine["score"]

@@ -16,6 +16,7 @@ import pytest
 from server.app import RaceServer
 from terrace.solve import WON, solve
 from terrace.solve.imagine import imagine
+from terrace.wire.protocol import MSGPACK
 from tests.poll import eventually
 from tests.server.command import COMMAND, clean_env
 from tests.server.conftest import FAST, servers
@@ -232,6 +233,76 @@ async def test_beating_an_account_that_does_not_count_moves_no_board_and_no_rati
     assert await rating_of("Elder") == before  # not one of the three wins moved it
     wins = await elder.request("leaderboard", board="wins", variant="terrace")
     assert "Elder" not in [r["player"]["name"] for r in wins["rows"]]
+
+
+async def _from(url: str, address: str, name: str) -> Client:
+    """A new account registered from ``address`` (the test's server trusts the local proxy's word)."""
+    c = await Client.open(url, MSGPACK, additional_headers={"X-Forwarded-For": address})
+    answer = await c.request("register", name=name)
+    assert answer["type"] == "registered", answer
+    return c
+
+
+async def _established_at(url: str, address: str, name: str) -> Client:
+    """An account from ``address`` with one finished rated race, against a partner elsewhere."""
+    c, other = await _from(url, address, name), await _from(url, "10.9.9.9", f"{name}Foil")
+    race = (await c.request("create", variant="terrace", seats=2, start="full"))["race"]["id"]
+    assert (await other.request("join", race=race))["type"] == "joined"
+    for player in (other, c):
+        await player.wait("started")
+        assert (await player.request("resign", race=race))["type"] == "resigned"
+    await c.wait("finished")
+    await other.close()
+    return c
+
+
+async def _one_move_and_resign(c: Client, answer: Message) -> None:
+    race = answer["race"]
+    started = await c.wait(lambda m: m.get("type") == "started" and m["race"] == race)
+    assert (await c.request("move", race=race, seq=1, move=started["legal"][0]))["type"] == "moved"
+    assert (await c.request("resign", race=race))["type"] == "resigned"
+
+
+async def test_an_account_beside_a_scout_at_one_address_counts_on_no_daily_or_challenge_board() -> None:
+    # the server's default of one account an address, the proxy trusted to say the address
+    guarded = dataclasses.replace(GUARDED, rated_seats_per_address=1, trusted_proxies="127.0.0.1")
+    async with servers(guarded) as make:
+        server = await make()
+        server.daily.clock = lambda: time.time() + 3 * 86_400  # accounts made before the day's commitment
+        honest = await _established_at(server.url, "10.1.0.1", "Upright")
+        patient = await _established_at(server.url, "10.2.0.1", "Patient")
+        scout = await _from(server.url, "10.2.0.1", "Peeker")  # new, beside Patient: reads the deal
+        await _one_move_and_resign(scout, await scout.request("daily_play", variant="terrace"))
+        await _one_move_and_resign(patient, await patient.request("daily_play", variant="terrace"))
+        await _one_move_and_resign(honest, await honest.request("daily_play", variant="terrace"))
+
+        async def held(c: Client) -> Message | None:
+            attempt = (await c.request("daily", variant="terrace"))["attempt"]
+            return attempt if attempt.get("state") == "finished" else None
+
+        assert (await eventually(lambda: held(patient), what="Patient's attempt kept"))[
+            "held"
+        ] == "same_address"
+        assert "held" not in await eventually(lambda: held(honest), what="Upright's attempt kept")
+        board = (await honest.request("daily", variant="terrace"))["board"]
+        assert [r["player"]["name"] for r in board] == ["Upright"]
+
+        # a challenge: its creator reads its deal, an account beside it races it
+        created = await scout.request("challenge_create", variant="terrace")
+        await _one_move_and_resign(scout, created)
+        for c in (patient, honest):
+            await _one_move_and_resign(c, await c.request("challenge_play", challenge=created["challenge"]))
+
+        async def challenge_attempt(c: Client) -> Message | None:
+            attempt = (await c.request("challenge", challenge=created["challenge"]))["attempt"]
+            return attempt if attempt.get("state") == "finished" else None
+
+        mine = await eventually(lambda: challenge_attempt(patient), what="Patient's challenge attempt")
+        assert mine["held"] == "same_address"
+        assert "held" not in await eventually(
+            lambda: challenge_attempt(honest), what="Upright's challenge attempt"
+        )
+        assert await server.fairplay.flags() == []  # quietly: a household is no cheat
 
 
 async def test_a_solved_line_raced_beside_its_scout_reaches_no_fastest_board(server: RaceServer) -> None:
