@@ -157,7 +157,9 @@ async def test_a_challenges_scout_its_accomplice_and_an_account_made_after_it_re
         started = await scout.wait("started")
         line = _line(started["view"], await _read_the_stock(scout, created["race"], started))
         late = await _established(server.url, "Latecomer", "Sparring7")  # made after the challenge
-        await asyncio.sleep(0.4)  # (old enough by age: only its making after the challenge holds it)
+        made = (await server.store.account_by_name("Latecomer")).created_at  # type: ignore[union-attr]
+        # old enough by age (a third of a second here): only its making after the challenge holds it
+        await eventually(lambda: time.time() * 1000 - made > 400, what="Latecomer old enough")
 
         joined = await accomplice.request("challenge_play", challenge=cid)
         await accomplice.wait(lambda m: m.get("type") == "started" and m["race"] == joined["race"])
