@@ -239,8 +239,6 @@ class Challenges:
                 # their counted attempt still runs (on another node: this one's check_free cannot
                 # see it): a second one now would read the deal for it
                 raise ProtocolError("already_in_race", race=claim["race"])
-            if self.registry.config.rated_seats_per_address:  # where it plays from (shared_places)
-                await shared_places.mark(self.store, _places(cid), player, now_ms(), KEEP)
             return owner if claimed else {**owner, "counted": False}
 
         try:
@@ -251,6 +249,11 @@ class Challenges:
             if claimed:  # it never started: the player's first attempt is still to come
                 await self.store.daily_release(first, race_id)
             raise
+        if self.registry.config.rated_seats_per_address:  # where it plays from (shared_places)
+            places, at = _places(cid), now_ms()
+            await until_stored(
+                f"challenge {cid}", lambda: shared_places.mark(self.store, places, player, at, KEEP)
+            )
         return {
             "type": "challenge_playing",
             "challenge": cid,

@@ -227,8 +227,6 @@ class Daily:
                 if kept["race"] != race_id:  # another connection of the account, on any node, was first
                     raise ProtocolError("daily_attempted", variant=variant, day=day)
                 rated = True
-                if self.config.rated_seats_per_address:  # where it plays from (shared_places)
-                    await shared_places.mark(self.store, _places(variant, day), player, now_ms(), KEEP_TTL)
             elif not practice:
                 raise ProtocolError("daily_attempted", variant=variant, day=day)
             elif kept.get("state") != "finished" and not self._lost(kept):
@@ -253,6 +251,11 @@ class Daily:
             if rated:  # the claim is given back: no attempt was seen
                 await self.store.daily_release(key, race_id)
             raise
+        if rated and self.config.rated_seats_per_address:  # where it plays from (shared_places)
+            places, at = _places(variant, day), now_ms()
+            await until_stored(
+                f"daily {key}", lambda: shared_places.mark(self.store, places, player, at, KEEP_TTL)
+            )
         log.info("daily %s %s: %s plays (%s)", variant, day, player.name, "rated" if rated else "practice")
         return {
             "type": "daily_playing",
