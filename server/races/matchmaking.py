@@ -144,17 +144,14 @@ class Matchmaking:
             return  # the group waits for its deal: the reserve calls _check when it is drawn
         # Players who came to race take their seats first; house players fill the rest.
         # A registered player whose address already has its rated seats waits for the next group
-        # (house players are the operator's own, and never refused); in an arena's queue so does a
-        # person, guest or not, whose address or install has its seats (points are at stake).
-        arena = "@" in key[2]
+        # (house players are the operator's own, and never refused); in an arena's queue a person,
+        # guest or not, whose address or install has its seats is left for a group of others
+        # (points are at stake) while there is one; people who only have each other (a club on
+        # one network) race all the same, for no points (server.features.arenas holds them).
         ordered = sorted(waiting.players, key=lambda p: p.id in waiting.house)
-        group: list[Player] = []
-        for p in ordered:
-            if len(group) < self.config.queue_seats and (
-                p.id in waiting.house
-                or not (self.registry.clashes(group, p) or (arena and self.registry.crowds(group, p)))
-            ):
-                group.append(p)
+        group = self._group(waiting, ordered, apart="@" in key[2])
+        if len(group) < 2 and "@" in key[2]:
+            group = self._group(waiting, ordered, apart=False)
         if len(group) < 2:
             return
         for p in group:
@@ -162,6 +159,18 @@ class Matchmaking:
         matched(self.registry, key, group, self.reserve.take(key, key[0]))
         if key in self.queues:  # more waited than one race holds
             self._check(key)
+
+    def _group(self, waiting: Waiting, ordered: list[Player], apart: bool) -> list[Player]:
+        """The next group from ``ordered``: no more registered players of one address than a rated
+        race takes, nor, ``apart``, people of one address or install (guests too)."""
+        group: list[Player] = []
+        for p in ordered:
+            if len(group) < self.config.queue_seats and (
+                p.id in waiting.house
+                or not (self.registry.clashes(group, p) or (apart and self.registry.crowds(group, p)))
+            ):
+                group.append(p)
+        return group
 
     def _deal_drawn(self, key: Hashable) -> None:
         if key in self.queues:

@@ -311,19 +311,18 @@ async def _at(url: str, address: str, **hello: str) -> Client:
     return c
 
 
-async def test_an_arenas_queue_never_seats_two_people_of_one_address_in_a_race(
+async def test_an_arenas_queue_seats_two_people_of_one_address_apart_while_others_wait(
     make_server: MakeServer,
 ) -> None:
     server = await make_server(rated_seats_per_address=1, trusted_proxies="127.0.0.1", **BUSY)
     await server.arenas.create(spec_from_now("apart", 60, pool="all"))
+    other = await _at(server.url, "10.0.0.2", name="Other")  # waiting first: Main and Sock have someone else
     main, sock = (
         await _at(server.url, "10.0.0.1", name="Main"),
         await _at(server.url, "10.0.0.1", name="Sock"),
     )
-    for c in (main, sock):
+    for c in (other, main, sock):
         assert (await c.request("arena_join", arena="apart"))["type"] == "arena_joined"
-    other = await _at(server.url, "10.0.0.2", name="Other")
-    assert (await other.request("arena_join", arena="apart"))["type"] == "arena_joined"
     race = (await other.wait("started", timeout=10))["race"]
     seated = set(server.registry.drivers[race].race.seats)
     names = {server.accounts.get(pid).name for pid in seated}  # type: ignore[union-attr]
@@ -333,6 +332,30 @@ async def test_an_arenas_queue_never_seats_two_people_of_one_address_in_a_race(
     assert [
         p.name for p in server.matchmaking.queues[queue_key((await server.arenas.load("apart")).spec)].players
     ] == [left_out]
+
+
+async def test_people_of_one_address_alone_in_an_arenas_queue_race_each_other_for_no_points(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(rated_seats_per_address=1, trusted_proxies="127.0.0.1", **BUSY)
+    await server.arenas.create(spec_from_now("club", 60, pool="all"))
+    one, two = await _at(server.url, "10.0.0.3", name="Ada"), await _at(server.url, "10.0.0.3", name="Bea")
+    for c in (one, two):
+        assert (await c.request("arena_join", arena="club"))["type"] == "arena_joined"
+    started = await one.wait("started", timeout=10)  # nobody else came: they race each other
+    race = started["race"]
+    assert (await two.wait("started", timeout=10))["race"] == race
+    assert (await two.request("resign", race=race))["type"] == "resigned"
+    assert (await one.request("move", race=race, seq=1, move=started["legal"][0]))["type"] == "moved"
+    assert (await one.request("resign", race=race))["type"] == "resigned"
+
+    async def counted() -> dict[str, Any] | None:
+        details = (await server.arenas.load("club")).details(int(time.time() * 1000))
+        return details if details["race_ids"] == [race] else None
+
+    details = await eventually(counted, what="the race counted")
+    assert sorted(details["held"][race].values()) == ["same_address", "same_address"]
+    assert {r["player"]["name"]: r["points"] for r in details["standings"]} == {"Ada": 0, "Bea": 0}
 
 
 async def test_two_people_of_one_address_paired_by_the_shared_queue_earn_nothing(redis_url: str) -> None:
