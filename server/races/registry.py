@@ -250,32 +250,25 @@ class Registry:
         """Whether seating ``player`` beside ``seated`` puts more registered players of one address, or
         of one client install, in a race than ``rated_seats_per_address``: two accounts of one
         person could farm a rating."""
-        limit = self.config.rated_seats_per_address
-        if not limit or not player.registered or not player.address:
-            return False
-        same = [
-            p
-            for p in seated
-            if p is not None
-            and p is not player
-            and p.registered
-            and (p.address == player.address or (player.client and p.client == player.client))
-        ]
-        return len(same) >= limit
+        return self._same_place(seated, player, lambda p: p.registered)
 
     def crowds(self, seated: Sequence[Player | None], player: Player) -> bool:
-        """Whether seating the person ``player`` beside ``seated`` in an arena's race puts more
-        people of one address, or of one client install, in it than ``rated_seats_per_address``,
-        guests too: a second tab's guest that resigns at once would hand the first its points."""
+        """The same of people (guests too, bots not), for an arena's race: a second tab's guest that
+        resigns at once would hand the first its points."""
+        return self._same_place(seated, player, lambda p: p.kind != "bot")
+
+    def _same_place(
+        self, seated: Sequence[Player | None], player: Player, counts: Callable[[Player], bool]
+    ) -> bool:
         limit = self.config.rated_seats_per_address
-        if not limit or player.kind == "bot" or not player.address:
+        if not limit or not counts(player) or not player.address:
             return False
         same = [
             p
             for p in seated
             if p is not None
             and p is not player
-            and p.kind != "bot"
+            and counts(p)
             and (p.address == player.address or (player.client and p.client == player.client))
         ]
         return len(same) >= limit
